@@ -1,0 +1,8 @@
+import { resolve } from 'node:path';
+
+/** Repository root (this file lives in config/). */
+export const ROOT = resolve(import.meta.dirname, '..');
+/** Evaluation recordings laid out like ../shared/eval; override with STS_EVAL_DIR. */
+export const EVAL_DIR = resolve(ROOT, process.env.STS_EVAL_DIR ?? '../shared/eval');
+/** Speaker-labelled LibriSpeech clips; override with STS_SPEAKERS_DIR. */
+export const SPEAKERS_DIR = resolve(ROOT, process.env.STS_SPEAKERS_DIR ?? '../shared/speakers');

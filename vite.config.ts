@@ -1,0 +1,15 @@
+import { defineConfig } from 'vite';
+import { evalData, ISOLATION_HEADERS } from './config/vite-plugins';
+import { ROOT } from './config/paths';
+
+// Serves and builds the demo (demo/index.html). Models and onnxruntime's wasm come from public/.
+export default defineConfig({
+  root: 'demo',
+  publicDir: `${ROOT}/public`,
+  plugins: [evalData()],
+  server: { headers: ISOLATION_HEADERS, fs: { allow: [ROOT] }, port: 5173 },
+  preview: { headers: ISOLATION_HEADERS, port: 4173 },
+  worker: { format: 'es' },
+  optimizeDeps: { exclude: ['onnxruntime-web'] },
+  build: { outDir: `${ROOT}/dist-demo`, emptyOutDir: true, target: 'es2022' },
+});
