@@ -6,3 +6,5 @@ export const ROOT = resolve(import.meta.dirname, '..');
 export const EVAL_DIR = resolve(ROOT, process.env.STS_EVAL_DIR ?? '../shared/eval');
 /** Speaker-labelled LibriSpeech clips; override with STS_SPEAKERS_DIR. */
 export const SPEAKERS_DIR = resolve(ROOT, process.env.STS_SPEAKERS_DIR ?? '../shared/speakers');
+/** Audio fixtures that tests generate with ffmpeg/sox at test time (gitignored). */
+export const FIXTURES_DIR = resolve(ROOT, process.env.STS_FIXTURES_DIR ?? 'test/.fixtures');

@@ -1,7 +1,7 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { extname, join, normalize } from 'node:path';
 import type { Connect, Plugin } from 'vite';
-import { EVAL_DIR, SPEAKERS_DIR } from './paths';
+import { EVAL_DIR, FIXTURES_DIR, SPEAKERS_DIR } from './paths';
 
 /** Cross-origin isolation, so onnxruntime-web can use WASM threads (SharedArrayBuffer). */
 export const ISOLATION_HEADERS = {
@@ -17,6 +17,10 @@ const TYPES: Record<string, string> = {
   '.mp3': 'audio/mpeg',
   '.rttm': 'text/plain',
   '.txt': 'text/plain',
+  '.ogg': 'audio/ogg',
+  '.webm': 'audio/webm',
+  '.mp4': 'video/mp4',
+  '.m4a': 'audio/mp4',
 };
 
 function serveDir(prefix: string, dir: string): Connect.NextHandleFunction {
@@ -37,17 +41,24 @@ function serveDir(prefix: string, dir: string): Connect.NextHandleFunction {
   };
 }
 
-/** Serves the evaluation data read-only at /__eval/ and /__speakers/ (dev, preview and tests only). */
+const ROUTES: [string, string][] = [
+  ['/__eval/', EVAL_DIR],
+  ['/__speakers/', SPEAKERS_DIR],
+  ['/__fixtures/', FIXTURES_DIR],
+];
+
+/**
+ * Serves evaluation data and generated test fixtures read-only at /__eval/, /__speakers/ and
+ * /__fixtures/ (dev server, preview and tests only; never part of a build).
+ */
 export function evalData(): Plugin {
   return {
     name: 'localscribe-eval-data',
     configureServer(server) {
-      server.middlewares.use(serveDir('/__eval/', EVAL_DIR));
-      server.middlewares.use(serveDir('/__speakers/', SPEAKERS_DIR));
+      for (const [prefix, dir] of ROUTES) server.middlewares.use(serveDir(prefix, dir));
     },
     configurePreviewServer(server) {
-      server.middlewares.use(serveDir('/__eval/', EVAL_DIR));
-      server.middlewares.use(serveDir('/__speakers/', SPEAKERS_DIR));
+      for (const [prefix, dir] of ROUTES) server.middlewares.use(serveDir(prefix, dir));
     },
   };
 }
