@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { WhisperVocabulary } from '../../worker/tokenizer';
+
+const dir = 'public/models/whisper-tiny';
+const json = (f: string) => JSON.parse(readFileSync(`${dir}/${f}`, 'utf8'));
+const vocab = new WhisperVocabulary(json('tokenizer.json'), json('tokenizer_config.json'), json('generation_config.json'));
+
+describe('Whisper vocabulary', () => {
+  it('knows the special tokens of the multilingual model', () => {
+    expect(vocab.sot).toBe(50258);
+    expect(vocab.eot).toBe(50257);
+    expect(vocab.transcribe).toBe(50359);
+    expect(vocab.timestampBegin).toBe(50364);
+    expect(vocab.languageToken('en')).toBe(50259);
+    expect(vocab.languages).toHaveLength(99);
+    expect(vocab.languages[0]).toBe('en');
+    expect(vocab.languageOf(50261)).toBe('de');
+  });
+
+  it.each([
+    ' And so, my fellow Americans, ask not what your country can do for you.',
+    ' Ça va très bien, merci !',
+    ' 東京は日本の首都です。',
+    ' Grüße aus München — 1.5 km entfernt.',
+    ' ComfyUI and AMZ-471',
+  ])('round-trips %s', (text) => {
+    const ids = vocab.encode(text);
+    expect(ids.length).toBeGreaterThan(0);
+    expect(ids.every((id) => id < vocab.eot)).toBe(true);
+    expect(vocab.decode(ids)).toBe(text);
+  });
+
+  it('drops timestamp and special tokens when decoding text', () => {
+    const ids = vocab.encode(' hello world');
+    expect(vocab.decode([vocab.sot, vocab.timestampBegin, ...ids, vocab.timestampBegin + 50, vocab.eot])).toBe(' hello world');
+  });
+});
