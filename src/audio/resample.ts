@@ -1,0 +1,129 @@
+import type { MonoSource } from './source';
+
+/**
+ * Band-limited resampling by a Kaiser-windowed sinc evaluated at the exact rational position of
+ * every output sample (polyphase: one precomputed filter per distinct phase when they fit in memory).
+ * The cutoff sits below the lower Nyquist frequency so the transition band ends at it: content
+ * above the output's Nyquist is attenuated by the stopband instead of folding back (aliasing).
+ */
+
+/** Zero crossings of the sinc on each side of the centre. */
+const ZERO_CROSSINGS = 24;
+/** Kaiser β for ≈80 dB stopband attenuation. */
+const KAISER_BETA = 8;
+/** Cutoff as a fraction of the lower of the two rates (0.5 would be Nyquist). */
+const CUTOFF = 0.453;
+/** Largest precomputed polyphase bank, in coefficients (beyond it each output computes its own). */
+const MAX_BANK = 1 << 22;
+const BLOCK = 4096;
+
+function besselI0(x: number): number {
+  let sum = 1;
+  let term = 1;
+  const q = (x * x) / 4;
+  for (let k = 1; k < 50; k++) {
+    term *= q / (k * k);
+    sum += term;
+    if (term < sum * 1e-12) break;
+  }
+  return sum;
+}
+
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+
+interface Kernel {
+  /** Taps per output sample; tap 0 is input index floor(position) - half + 1. */
+  taps: number;
+  half: number;
+  /** Writes the taps for fractional position `frac` in [0, 1) into `into`, normalised to unit DC gain. */
+  fill(frac: number, into: Float32Array): void;
+}
+
+function makeKernel(inRate: number, outRate: number): Kernel {
+  const fc = (CUTOFF * Math.min(inRate, outRate)) / inRate; // cycles per input sample
+  const halfWidth = ZERO_CROSSINGS / (2 * fc); // in input samples
+  const half = Math.ceil(halfWidth);
+  const taps = 2 * half;
+  const i0Beta = besselI0(KAISER_BETA);
+  const h = (t: number) => {
+    const r = t / halfWidth;
+    if (r <= -1 || r >= 1) return 0;
+    const x = 2 * fc * t;
+    const sinc = x === 0 ? 1 : Math.sin(Math.PI * x) / (Math.PI * x);
+    return sinc * (besselI0(KAISER_BETA * Math.sqrt(1 - r * r)) / i0Beta);
+  };
+  return {
+    taps,
+    half,
+    fill(frac, into) {
+      let sum = 0;
+      for (let j = 0; j < taps; j++) {
+        const w = h(j - half + 1 - frac);
+        into[j] = w;
+        sum += w;
+      }
+      for (let j = 0; j < taps; j++) into[j]! /= sum;
+    },
+  };
+}
+
+/** Output length for `inLength` frames, so durations agree within half an output sample. */
+export function resampledLength(inLength: number, inRate: number, outRate: number): number {
+  return Math.round((inLength * outRate) / inRate);
+}
+
+/** Resamples `source` to `outRate`, pulling it in blocks; the result is the only full-length copy. */
+export function resample(source: MonoSource, outRate: number): Float32Array {
+  const inRate = source.sampleRate;
+  if (inRate === outRate) {
+    const out = new Float32Array(source.length);
+    for (let s = 0; s < out.length; s += BLOCK) source.read(s, out.subarray(s, Math.min(s + BLOCK, out.length)));
+    return out;
+  }
+  const g = gcd(inRate, outRate);
+  const L = outRate / g; // phases
+  const M = inRate / g; // input step per output, in units of 1/L
+  const kernel = makeKernel(inRate, outRate);
+  const { taps, half } = kernel;
+  const bank: Float32Array[] | undefined = L * taps <= MAX_BANK ? [] : undefined;
+  if (bank) {
+    for (let k = 0; k < L; k++) {
+      const c = new Float32Array(taps);
+      kernel.fill(k / L, c);
+      bank.push(c);
+    }
+  }
+  const scratchCoeffs = new Float32Array(taps);
+  const out = new Float32Array(resampledLength(source.length, inRate, outRate));
+  const inLen = source.length;
+  let scratch = new Float32Array(0);
+
+  for (let n0 = 0; n0 < out.length; n0 += BLOCK) {
+    const n1 = Math.min(n0 + BLOCK, out.length);
+    const first = Math.floor((n0 * M) / L) - half + 1;
+    const last = Math.floor(((n1 - 1) * M) / L) + half; // inclusive
+    const need = last - first + 1;
+    if (scratch.length < need) scratch = new Float32Array(need);
+    scratch.fill(0, 0, need);
+    const lo = Math.max(first, 0);
+    const hi = Math.min(last + 1, inLen);
+    if (hi > lo) source.read(lo, scratch.subarray(lo - first, hi - first));
+
+    for (let n = n0; n < n1; n++) {
+      const pos = n * M;
+      const base = Math.floor(pos / L);
+      const phase = pos - base * L;
+      let c: Float32Array;
+      if (bank) c = bank[phase]!;
+      else {
+        kernel.fill(phase / L, scratchCoeffs);
+        c = scratchCoeffs;
+      }
+      let acc = 0;
+      const o = base - half + 1 - first;
+      for (let j = 0; j < taps; j++) acc += c[j]! * scratch[o + j]!;
+      out[n] = acc;
+    }
+  }
+  return out;
+}

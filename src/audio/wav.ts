@@ -1,0 +1,113 @@
+import { invalidAudio } from '../api/errors';
+import type { SampleFormat } from './pcm';
+
+/** Where the samples of a RIFF/WAVE file are, and how they are encoded. */
+export interface WavInfo {
+  format: SampleFormat;
+  channels: number;
+  sampleRate: number;
+  /** Byte range of whole frames inside the file. */
+  dataOffset: number;
+  dataLength: number;
+}
+
+const WAVE_FORMAT_PCM = 0x0001;
+const WAVE_FORMAT_IEEE_FLOAT = 0x0003;
+const WAVE_FORMAT_ALAW = 0x0006;
+const WAVE_FORMAT_MULAW = 0x0007;
+const WAVE_FORMAT_EXTENSIBLE = 0xfffe;
+
+const KNOWN_UNSUPPORTED: Record<number, string> = {
+  0x0002: 'Microsoft ADPCM',
+  0x0011: 'IMA ADPCM',
+  0x0022: 'TrueSpeech',
+  0x0031: 'GSM 6.10',
+  0x0040: 'G.721 ADPCM',
+  0x0050: 'MPEG audio',
+  0x0055: 'MP3',
+  0x00ff: 'AAC',
+  0x0161: 'Windows Media Audio',
+};
+
+const fourcc = (v: DataView, o: number) =>
+  String.fromCharCode(v.getUint8(o), v.getUint8(o + 1), v.getUint8(o + 2), v.getUint8(o + 3));
+
+function sampleFormat(tag: number, bits: number): SampleFormat {
+  if (tag === WAVE_FORMAT_PCM) {
+    const f = ({ 8: 'u8', 16: 's16', 24: 's24', 32: 's32' } as const)[bits as 8 | 16 | 24 | 32];
+    if (f) return f;
+    throw invalidAudio(`WAV integer PCM with ${bits} bits per sample is not supported (8, 16, 24 or 32 are)`);
+  }
+  if (tag === WAVE_FORMAT_IEEE_FLOAT) {
+    if (bits === 32) return 'f32';
+    if (bits === 64) return 'f64';
+    throw invalidAudio(`WAV floating-point audio with ${bits} bits per sample is not supported (32 or 64 are)`);
+  }
+  if (tag === WAVE_FORMAT_ALAW || tag === WAVE_FORMAT_MULAW) {
+    if (bits !== 8) throw invalidAudio(`WAV G.711 audio must have 8 bits per sample, not ${bits}`);
+    return tag === WAVE_FORMAT_ALAW ? 'alaw' : 'mulaw';
+  }
+  const name = KNOWN_UNSUPPORTED[tag];
+  const hex = `0x${tag.toString(16).padStart(4, '0')}`;
+  throw invalidAudio(`WAV codec ${hex}${name ? ` (${name})` : ''} is not supported; send PCM, float, A-law or μ-law WAV, or another container`);
+}
+
+/**
+ * Parses a RIFF/WAVE header: PCM 8/16/24/32-bit, IEEE float 32/64-bit, A-law, μ-law, each also
+ * wrapped in WAVE_FORMAT_EXTENSIBLE. A data chunk whose declared size is 0 or 0xFFFFFFFF (written
+ * by streaming encoders that cannot seek back) runs to the end of the file; a declared size larger
+ * than what is present means the file was truncated.
+ */
+export function parseWav(bytes: Uint8Array): WavInfo {
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.byteLength < 12 || fourcc(v, 0) !== 'RIFF' || fourcc(v, 8) !== 'WAVE') {
+    throw invalidAudio('not a RIFF/WAVE file');
+  }
+  let fmt: { tag: number; channels: number; sampleRate: number; blockAlign: number; bits: number } | undefined;
+  let offset = 12;
+  while (offset + 8 <= bytes.byteLength) {
+    const id = fourcc(v, offset);
+    const size = v.getUint32(offset + 4, true);
+    const body = offset + 8;
+    if (id === 'fmt ') {
+      if (size < 16 || body + 16 > bytes.byteLength) throw invalidAudio('WAV fmt chunk is too short (file truncated?)');
+      let tag = v.getUint16(body, true);
+      if (tag === WAVE_FORMAT_EXTENSIBLE) {
+        if (size < 40 || body + 40 > bytes.byteLength) throw invalidAudio('WAVE_FORMAT_EXTENSIBLE fmt chunk is too short');
+        // The SubFormat GUID starts with the format tag it stands for.
+        tag = v.getUint16(body + 24, true);
+      }
+      fmt = {
+        tag,
+        channels: v.getUint16(body + 2, true),
+        sampleRate: v.getUint32(body + 4, true),
+        blockAlign: v.getUint16(body + 12, true),
+        bits: v.getUint16(body + 14, true),
+      };
+    } else if (id === 'data') {
+      if (!fmt) throw invalidAudio('WAV data chunk comes before any fmt chunk');
+      const format = sampleFormat(fmt.tag, fmt.bits);
+      if (fmt.channels < 1) throw invalidAudio('WAV header declares 0 channels');
+      if (fmt.sampleRate < 1) throw invalidAudio('WAV header declares a sample rate of 0');
+      const frameBytes = (fmt.bits / 8) * fmt.channels;
+      if (fmt.blockAlign !== frameBytes) {
+        throw invalidAudio(`WAV block align ${fmt.blockAlign} does not match ${fmt.channels} channels of ${fmt.bits} bits`);
+      }
+      const available = bytes.byteLength - body;
+      let length = size;
+      if (size === 0 || size === 0xffffffff) length = available;
+      else if (size > available) {
+        throw invalidAudio(`WAV data chunk declares ${size} bytes but only ${available} are present: the file is truncated`);
+      }
+      return {
+        format,
+        channels: fmt.channels,
+        sampleRate: fmt.sampleRate,
+        dataOffset: body,
+        dataLength: length - (length % frameBytes),
+      };
+    }
+    offset = body + size + (size & 1);
+  }
+  throw invalidAudio(fmt ? 'WAV file has no data chunk (file truncated?)' : 'WAV file has no fmt chunk (file truncated?)');
+}
