@@ -1,0 +1,167 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as ort from 'onnxruntime-web';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVAL_DIR, ROOT } from '../../config/paths';
+import { decodingWindows, speechRegions, type SpeechRegion } from '../../worker/segment-speech';
+import { SileroVad, VAD_FRAME_SAMPLES } from '../../worker/vad';
+
+const SR = 16_000;
+const MODEL = join(ROOT, 'public/models/silero-vad/silero_vad_v5.onnx');
+
+/** ffmpeg's decode of any file (or lavfi source) to 16 kHz mono float32. */
+function ffmpegPcm(args: string[]): Float32Array {
+  const out = execFileSync('ffmpeg', ['-v', 'error', ...args, '-f', 'f32le', '-ac', '1', '-ar', String(SR), '-'], {
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  return new Float32Array(out.buffer, out.byteOffset, out.byteLength / 4).slice();
+}
+const decode = (file: string): Float32Array => ffmpegPcm(['-i', join(EVAL_DIR, file)]);
+const noise = (color: string, seconds: number, amplitude: number): Float32Array =>
+  ffmpegPcm(['-f', 'lavfi', '-i', `anoisesrc=color=${color}:amplitude=${amplitude}:seed=7:duration=${seconds}:sample_rate=${SR}`]);
+
+const rms = (x: Float32Array): number => Math.sqrt(x.reduce((s, v) => s + v * v, 0) / x.length);
+const seconds = (samples: number): number => samples / SR;
+
+/**
+ * Where a clean studio recording's speech starts and ends, from its energy alone: the first and
+ * last 10 ms block louder than 1/30 of the clip's loudest block (about -30 dB). An independent
+ * reference for the VAD's boundaries.
+ */
+function energyBounds(x: Float32Array): { start: number; end: number } {
+  const block = SR / 100;
+  const levels: number[] = [];
+  for (let i = 0; i + block <= x.length; i += block) levels.push(rms(x.subarray(i, i + block)));
+  const limit = Math.max(...levels) / 30;
+  const first = levels.findIndex((l) => l > limit);
+  const last = levels.findLastIndex((l) => l > limit);
+  return { start: first * block, end: (last + 1) * block };
+}
+
+function concat(...parts: Float32Array[]): Float32Array {
+  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+const covered = (regions: SpeechRegion[]): number => regions.reduce((n, r) => n + r.endSample - r.startSample, 0);
+
+describe('SileroVad (real model, onnxruntime-web wasm in node)', () => {
+  let vad: SileroVad;
+
+  beforeAll(async () => {
+    ort.env.wasm.numThreads = 1;
+    vad = await SileroVad.create(ort, new Uint8Array(readFileSync(MODEL)));
+  });
+  afterAll(async () => {
+    await vad.release();
+  });
+
+  it('gives one probability per 512 samples, high on speech, and measures its speed', async () => {
+    const audio = decode('en/jfk.flac');
+    let lastProgress: [number, number] = [0, 0];
+    const t0 = performance.now();
+    const probs = await vad.probabilities(audio, (done, total) => (lastProgress = [done, total]));
+    const wall = (performance.now() - t0) / 1000;
+    const speed = seconds(audio.length) / wall;
+    console.log(`VAD speed (node, 1 thread): ${speed.toFixed(0)} audio s per wall s on ${seconds(audio.length)} s`);
+
+    expect(probs.length).toBe(Math.ceil(audio.length / VAD_FRAME_SAMPLES));
+    expect(lastProgress).toEqual([probs.length, probs.length]);
+    expect(Math.min(...probs)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...probs)).toBeLessThanOrEqual(1);
+    expect(speed).toBeGreaterThan(5);
+
+    const regions = speechRegions(probs, { totalSamples: audio.length });
+    const bounds = energyBounds(audio);
+    // JFK speaks for most of the 11 s clip, with pauses between phrases.
+    expect(covered(regions) / audio.length).toBeGreaterThan(0.6);
+    expect(regions[0]!.startSample).toBeLessThanOrEqual(bounds.start + 0.1 * SR);
+    expect(regions[regions.length - 1]!.endSample).toBeGreaterThanOrEqual(bounds.end - 0.3 * SR);
+    for (const r of regions) expect(r.endSample).toBeLessThanOrEqual(audio.length);
+  });
+
+  it('is deterministic: the same audio twice gives the same probabilities (state is reset)', async () => {
+    const audio = decode('en/1089-134691-0000.flac');
+    const a = await vad.probabilities(audio);
+    const b = await vad.probabilities(audio);
+    expect(Array.from(b)).toEqual(Array.from(a));
+  });
+
+  it('finds no speech in 10 s of digital silence', async () => {
+    const probs = await vad.probabilities(new Float32Array(10 * SR));
+    expect(speechRegions(probs)).toEqual([]);
+    expect(Math.max(...probs)).toBeLessThan(0.5);
+  });
+
+  for (const color of ['white', 'pink', 'brown']) {
+    it(`finds no speech in 10 s of ${color} noise at a moderate level`, async () => {
+      const audio = noise(color, 10, 0.3);
+      const level = 20 * Math.log10(rms(audio));
+      expect(level).toBeGreaterThan(-30); // moderate: about as loud as the speech clips
+      expect(level).toBeLessThan(-6);
+      const probs = await vad.probabilities(audio);
+      expect(speechRegions(probs, { totalSamples: audio.length })).toEqual([]);
+    });
+  }
+
+  it('splits speech + 5 s silence + speech into two regions at the right places', async () => {
+    // Two single-phrase LibriSpeech utterances (no pause inside either), so the truth is two regions.
+    const first = decode('en/1089-134686-0001.flac');
+    const second = decode('en/1089-134691-0000.flac');
+    const gap = new Float32Array(5 * SR);
+    const audio = concat(first, gap, second);
+    const firstEnd = energyBounds(first).end;
+    const secondStart = first.length + gap.length + energyBounds(second).start;
+    const probs = await vad.probabilities(audio);
+
+    // Unpadded, the region edges are the VAD's own estimate of where speech stops and resumes.
+    const bare = speechRegions(probs, { totalSamples: audio.length, padMs: 0 });
+    expect(bare).toHaveLength(2);
+    expect(Math.abs(seconds(bare[0]!.endSample - firstEnd))).toBeLessThanOrEqual(0.3);
+    expect(Math.abs(seconds(bare[1]!.startSample - secondStart))).toBeLessThanOrEqual(0.3);
+
+    // The defaults add 200 ms of padding on each side and still keep the two apart.
+    const padded = speechRegions(probs, { totalSamples: audio.length });
+    expect(padded).toHaveLength(2);
+    const pad = 0.2 * SR;
+    expect(Math.abs(seconds(padded[0]!.endSample - (firstEnd + pad)))).toBeLessThanOrEqual(0.3);
+    expect(Math.abs(seconds(padded[1]!.startSample - (secondStart - pad)))).toBeLessThanOrEqual(0.3);
+  });
+
+  it('cuts a 2-minute radio clip into windows of at most 30 s that cover the speech', async () => {
+    const audio = decode('long/wts_radio_short_fr.mp3');
+    expect(seconds(audio.length)).toBeGreaterThan(110);
+    const t0 = performance.now();
+    const probs = await vad.probabilities(audio);
+    const wall = (performance.now() - t0) / 1000;
+    console.log(`VAD speed (node, 1 thread): ${(seconds(audio.length) / wall).toFixed(0)} audio s per wall s on ${seconds(audio.length).toFixed(1)} s`);
+
+    const regions = speechRegions(probs, { totalSamples: audio.length });
+    const windows = decodingWindows(regions, probs, audio.length);
+    expect(windows.length).toBeGreaterThanOrEqual(Math.ceil(covered(regions) / (30 * SR)));
+    let previousEnd = 0;
+    for (const w of windows) {
+      expect(w.endSample - w.startSample).toBeLessThanOrEqual(30 * SR);
+      expect(w.startSample).toBeGreaterThanOrEqual(previousEnd);
+      previousEnd = w.endSample;
+    }
+    expect(previousEnd).toBeLessThanOrEqual(audio.length);
+    // Every confidently speech-like frame is decoded.
+    const inWindow = (sample: number): boolean => windows.some((w) => sample >= w.startSample && sample < w.endSample);
+    let speechFrames = 0;
+    let missed = 0;
+    probs.forEach((p, f) => {
+      if (p < 0.8) return;
+      speechFrames++;
+      if (!inWindow(f * VAD_FRAME_SAMPLES + VAD_FRAME_SAMPLES / 2)) missed++;
+    });
+    expect(speechFrames).toBeGreaterThan(0.3 * probs.length);
+    expect(missed / speechFrames).toBeLessThan(0.01);
+  });
+});
