@@ -25,3 +25,10 @@ export class ApiError extends Error {
 
 export const invalidAudio = (detail: string) => new ApiError(400, 'invalid_audio', detail);
 export const invalidParam = (detail: string) => new ApiError(400, 'invalid_query_parameter', detail);
+/** 400: unknown custom model or a forbidden combination; 402: credit exhausted; 429: too many at once. */
+export const sessionRejected = (detail: string, status: 400 | 402 | 429 = 400) =>
+  new ApiError(status, 'session_rejected', detail);
+export const unauthorized = (detail: string) => new ApiError(401, 'unauthorized', detail);
+/** 413 carries no code (spec 7.2). */
+export const payloadTooLarge = (detail: string) => new ApiError(413, undefined, detail);
+export const internalError = (detail: string) => new ApiError(500, 'internal_server_error', detail);
