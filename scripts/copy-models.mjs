@@ -2,23 +2,17 @@
 // Writes public/models/manifest.json (path, bytes, sha256) so the runtime can verify and report progress.
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MODEL_FILES } from './model-manifest.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(root, 'public', 'models');
-const require = createRequire(join(root, 'package.json'));
 
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 
 function resolvePackageFile(spec) {
-  const parts = spec.split('/');
-  const pkg = spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
-  const rest = parts.slice(pkg.split('/').length).join('/');
-  const pkgDir = dirname(require.resolve(`${pkg}/package.json`));
-  return join(pkgDir, rest);
+  return join(root, 'node_modules', spec);
 }
 
 const manifest = [];
@@ -42,3 +36,12 @@ for (const file of MODEL_FILES) {
 }
 writeFileSync(join(outDir, 'manifest.json'), JSON.stringify({ files: manifest }, null, 2) + '\n');
 console.log(`models: ${manifest.length} files verified in public/models/ (${copied} copied)`);
+
+// onnxruntime-web's WebAssembly binaries (plain for the wasm backend, asyncify for webgpu), served at /ort/.
+const ortDir = join(root, 'public', 'ort');
+mkdirSync(ortDir, { recursive: true });
+for (const name of ['ort-wasm-simd-threaded.wasm', 'ort-wasm-simd-threaded.asyncify.wasm']) {
+  const src = resolvePackageFile(`onnxruntime-web/dist/${name}`);
+  const dst = join(ortDir, name);
+  if (!existsSync(dst) || statSync(dst).size !== statSync(src).size) copyFileSync(src, dst);
+}

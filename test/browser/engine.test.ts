@@ -1,0 +1,61 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTranscriber } from '../../src/index';
+import { errorRateOf, evalBytes, manifest } from './helpers/clips';
+
+const transcriber = createTranscriber({ model: 'whisper-tiny' });
+afterAll(() => transcriber.dispose());
+
+describe('engine with whisper-tiny (real model, real Chromium)', () => {
+  it('loads with progress and transcribes real English clips within an error bound', async () => {
+    const events: number[] = [];
+    const progressing = createTranscriber({ model: 'whisper-tiny', onProgress: (e) => e.stage === 'load' && events.push(e.loaded) });
+    const info = await progressing.load();
+    await progressing.dispose();
+    expect(info.languages).toContain('en');
+    expect(events.length).toBeGreaterThan(3);
+    expect(events[events.length - 1]).toBeGreaterThan(40_000_000);
+
+    const clips = (await manifest('en')).filter((c) => ['jfk.flac', 'LJ002-0020.wav', '1089-134686-0000.flac'].includes(c.file));
+    expect(clips).toHaveLength(3);
+    let edits = 0;
+    for (const clip of clips) {
+      const out = await transcriber.transcribe(await evalBytes(`en/${clip.file}`), { language: 'en' });
+      const wer = await errorRateOf(clip.text, out.text, 'en');
+      console.log(`${clip.file}: WER ${(wer * 100).toFixed(1)}% «${out.text}»`);
+      edits += wer;
+    }
+    expect(edits / clips.length).toBeLessThan(0.2);
+  });
+
+  it('returns empty text for silence and for noise (no hallucinated words)', async () => {
+    const silence = new Float32Array(16000 * 8);
+    expect((await transcriber.transcribe(silence, { language: 'en' })).text).toBe('');
+    const noise = new Float32Array(16000 * 8);
+    let seed = 1;
+    for (let i = 0; i < noise.length; i++) {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      noise[i] = ((seed / 0x7fffffff) * 2 - 1) * 0.1;
+    }
+    expect((await transcriber.transcribe(noise, { language: 'en' })).text).toBe('');
+  });
+
+  it('stops a cancelled call and stays usable', async () => {
+    const bytes = await evalBytes('long/wts_radio_short_fr.mp3');
+    const controller = new AbortController();
+    const pending = transcriber.transcribe(bytes.slice(0), { language: 'fr' }, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 3000);
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+    const out = await transcriber.transcribe(await evalBytes('en/jfk.flac'), { language: 'en' });
+    expect(out.text.toLowerCase()).toContain('ask not what your country');
+  });
+
+  it('fails the call in flight when the worker crashes and restarts on the next call', async () => {
+    const bytes = await evalBytes('en/jfk.flac');
+    const pending = transcriber.transcribe(bytes.slice(0), { language: 'en' });
+    await new Promise((r) => setTimeout(r, 1500));
+    await transcriber.crashForTest();
+    await expect(pending).rejects.toMatchObject({ status: 500, code: 'internal_server_error' });
+    const out = await transcriber.transcribe(bytes, { language: 'en' });
+    expect(out.text.toLowerCase()).toContain('ask not what your country');
+  });
+});

@@ -1,0 +1,214 @@
+import * as Comlink from 'comlink';
+import type { EngineConfig, EngineRequest, EngineResult, EngineSegment, ProgressEvent } from '../src/engine-types';
+import { decodeWindow, isSilence } from './decode-window';
+import { FULL_FRAMES, HOP, logMelSpectrogram, SAMPLE_RATE } from './mel';
+import { ModelFiles } from './model-files';
+import { patchWhisperEncoder } from './onnx-graph';
+import { loadRuntime, sessionOptions, type Backend, type Ort } from './runtime';
+import { decodingWindows, speechRegions, type DecodingWindow } from './segment-speech';
+import { splitAtTimestamps, spreadTokenTimes } from './segments';
+import { WhisperVocabulary, type GenerationConfig } from './tokenizer';
+import { SileroVad } from './vad';
+import { WhisperModel } from './whisper';
+import { wordsFromTokens } from './words';
+
+export class CancelledError extends Error {
+  constructor() {
+    super('transcription cancelled');
+    this.name = 'AbortError';
+  }
+}
+
+export interface LoadedInfo {
+  model: EngineConfig['model'];
+  backend: Backend;
+  threads: number;
+  languages: string[];
+  dynamicFrames: boolean;
+}
+
+interface Loaded {
+  ort: Ort;
+  backend: Backend;
+  whisper: WhisperModel;
+  vad: SileroVad;
+  info: LoadedInfo;
+}
+
+/** Encoder windows shorter than this many mel frames are padded up to it (Whisper degrades on very short context). */
+const MIN_MEL_FRAMES = 1000;
+
+/**
+ * The engine that runs in the Web Worker: loads Whisper + Silero VAD once, then transcribes 16 kHz mono PCM.
+ * Exposed over Comlink; one transcription runs at a time (calls queue).
+ */
+export class Engine {
+  private loaded: Promise<Loaded> | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly jobs = new Map<number, AbortController>();
+
+  load(config: EngineConfig, onProgress?: (e: ProgressEvent) => void): Promise<LoadedInfo> {
+    this.loaded ??= this.doLoad(config, onProgress).catch((err) => {
+      this.loaded = null;
+      throw err;
+    });
+    return this.loaded.then((l) => l.info);
+  }
+
+  transcribe(jobId: number, request: EngineRequest, onProgress?: (e: ProgressEvent) => void): Promise<EngineResult> {
+    const controller = new AbortController();
+    this.jobs.set(jobId, controller);
+    const run = this.queue.then(async () => {
+      if (!this.loaded) throw new Error('engine not loaded: call load() first');
+      return this.run(await this.loaded, controller.signal, request, onProgress);
+    });
+    this.queue = run.catch(() => undefined);
+    return run.finally(() => this.jobs.delete(jobId));
+  }
+
+  cancel(jobId: number): void {
+    this.jobs.get(jobId)?.abort(new CancelledError());
+  }
+
+  async dispose(): Promise<void> {
+    const loaded = await this.loaded?.catch(() => null);
+    this.loaded = null;
+    if (loaded) {
+      await loaded.whisper.release();
+      await loaded.vad.release();
+    }
+  }
+
+  /** Test hook: raise an uncaught error in the worker, as a crash would. */
+  crashForTest(): void {
+    setTimeout(() => {
+      throw new Error('simulated engine crash');
+    });
+  }
+
+  private async doLoad(config: EngineConfig, onProgress?: (e: ProgressEvent) => void): Promise<Loaded> {
+    const files = await ModelFiles.open(config.modelBaseUrl);
+    const dir = config.model;
+    const paths = {
+      encoder: `${dir}/onnx/encoder_model_quantized.onnx`,
+      decoder: `${dir}/onnx/decoder_model_merged_quantized.onnx`,
+      tokenizer: `${dir}/tokenizer.json`,
+      tokenizerConfig: `${dir}/tokenizer_config.json`,
+      generation: `${dir}/generation_config.json`,
+      config: `${dir}/config.json`,
+      vad: 'silero-vad/silero_vad_v5.onnx',
+    };
+    const all = Object.values(paths);
+    const total = files.totalBytes(all);
+    const done = new Map<string, number>();
+    const progress = (file: string, loaded: number) => {
+      done.set(file, loaded);
+      let sum = 0;
+      for (const v of done.values()) sum += v;
+      onProgress?.({ stage: 'load', file, loaded: sum, total });
+    };
+    const [encoderRaw, decoder, tokenizer, tokenizerConfig, generation, modelConfig, vadBytes] = await Promise.all([
+      files.bytes(paths.encoder, progress),
+      files.bytes(paths.decoder, progress),
+      files.json<object>(paths.tokenizer, progress),
+      files.json<object>(paths.tokenizerConfig, progress),
+      files.json<GenerationConfig>(paths.generation, progress),
+      files.json<{ decoder_layers: number; decoder_attention_heads: number; d_model: number }>(paths.config, progress),
+      files.bytes(paths.vad, progress),
+    ]);
+    const { ort, backend, threads } = await loadRuntime(config.backend, config.wasmBaseUrl, config.numThreads);
+    const vocab = new WhisperVocabulary(tokenizer, tokenizerConfig, generation);
+    const encoder = patchWhisperEncoder(encoderRaw, { dynamicFrames: true });
+    let whisper: WhisperModel;
+    let usedBackend = backend;
+    try {
+      whisper = await WhisperModel.create(ort, encoder, decoder, vocab, generation, modelConfig, sessionOptions(backend), true);
+    } catch (err) {
+      if (backend !== 'webgpu') throw err;
+      usedBackend = 'wasm';
+      whisper = await WhisperModel.create(ort, encoder, decoder, vocab, generation, modelConfig, sessionOptions('wasm'), true);
+    }
+    const vad = await SileroVad.create(ort, vadBytes);
+    return {
+      ort,
+      backend: usedBackend,
+      whisper,
+      vad,
+      info: { model: config.model, backend: usedBackend, threads, languages: vocab.languages, dynamicFrames: whisper.dynamicFrames },
+    };
+  }
+
+  private async run(
+    loaded: Loaded,
+    signal: AbortSignal,
+    request: EngineRequest,
+    onProgress?: (e: ProgressEvent) => void,
+  ): Promise<EngineResult> {
+    const { audio } = request;
+    const checkpoint = () => signal.throwIfAborted();
+    const totalMs = (audio.length / SAMPLE_RATE) * 1000;
+    checkpoint();
+    const probs = await loaded.vad.probabilities(audio, undefined, signal);
+    const windows = decodingWindows(speechRegions(probs, { totalSamples: audio.length }), probs, audio.length);
+    const segments: EngineSegment[] = [];
+    for (const window of windows) {
+      checkpoint();
+      segments.push(...(await this.transcribeWindow(loaded.whisper, audio, window, request, checkpoint)));
+      onProgress?.({ stage: 'transcribe', processedMs: (window.endSample / SAMPLE_RATE) * 1000, totalMs });
+    }
+    onProgress?.({ stage: 'transcribe', processedMs: totalMs, totalMs });
+    return { durationMs: totalMs, segments, model: loaded.info.model, backend: loaded.backend };
+  }
+
+  private async transcribeWindow(
+    whisper: WhisperModel,
+    audio: Float32Array,
+    window: DecodingWindow,
+    request: EngineRequest,
+    checkpoint: () => void,
+  ): Promise<EngineSegment[]> {
+    const samples = audio.subarray(window.startSample, window.endSample);
+    const melFrames = whisper.dynamicFrames
+      ? Math.min(FULL_FRAMES, Math.max(MIN_MEL_FRAMES, 2 * Math.ceil(samples.length / HOP / 2) + 2))
+      : FULL_FRAMES;
+    const encoded = await whisper.encode(logMelSpectrogram(samples, melFrames), melFrames);
+    try {
+      checkpoint();
+      const language = await this.pickLanguage(whisper, encoded, request.languages);
+      const gen = await decodeWindow(whisper, encoded, { language, wantAttention: false, checkpoint });
+      if (isSilence(gen)) return [];
+      const offsetMs = (window.startSample / SAMPLE_RATE) * 1000;
+      const windowSeconds = samples.length / SAMPLE_RATE;
+      const endMs = (window.endSample / SAMPLE_RATE) * 1000;
+      return splitAtTimestamps(gen.tokens, whisper.vocab, windowSeconds).flatMap((seg) => {
+        const tokens = spreadTokenTimes(seg, whisper.vocab, offsetMs).map((t) => ({ ...t, endMs: Math.min(t.endMs, endMs) }));
+        const text = whisper.vocab.decode(seg.tokens.map((t) => t.id)).trim();
+        if (!text) return [];
+        return [
+          {
+            startMs: offsetMs + seg.start * 1000,
+            endMs: Math.min(endMs, offsetMs + seg.end * 1000),
+            text,
+            language,
+            speaker: 0,
+            tokens,
+            words: wordsFromTokens(tokens, (ids) => whisper.vocab.decode(ids)),
+          },
+        ];
+      });
+    } finally {
+      encoded.hidden.dispose();
+    }
+  }
+
+  private async pickLanguage(whisper: WhisperModel, encoded: Awaited<ReturnType<WhisperModel['encode']>>, candidates: string[] | null) {
+    if (candidates && candidates.length === 1) return candidates[0]!;
+    const probs = await whisper.detectLanguage(encoded, candidates);
+    let best = '';
+    let bestP = -1;
+    for (const [code, p] of probs) if (p > bestP) [best, bestP] = [code, p];
+    return best;
+  }
+}
+
+Comlink.expose(new Engine());

@@ -1,0 +1,67 @@
+import type { WhisperVocabulary } from './tokenizer';
+
+/** Largest initial timestamp allowed, as in OpenAI's decoder (1.0 s = 50 steps of 20 ms). */
+const MAX_INITIAL_TIMESTAMP_INDEX = 50;
+
+/**
+ * Masks `logits` (one vocabulary row) in place so the next token obeys Whisper's output grammar:
+ * no special tokens, begin-suppression, timestamps in non-decreasing pairs inside the window, and a
+ * timestamp forced when timestamps together are likelier than any single text token.
+ * `generated` holds the tokens sampled after the prompt; `maxTimestampIndex` is the window length in 20 ms steps.
+ */
+export function applyTimestampRules(
+  logits: Float32Array,
+  generated: readonly number[],
+  vocab: WhisperVocabulary,
+  maxTimestampIndex: number,
+): void {
+  const tsBegin = vocab.timestampBegin;
+  const vocabSize = logits.length;
+  for (const id of vocab.suppress) if (id < vocabSize) logits[id] = -Infinity;
+  for (let id = vocab.eot + 1; id < tsBegin; id++) logits[id] = -Infinity;
+  if (generated.length === 0) for (const id of vocab.beginSuppress) logits[id] = -Infinity;
+
+  const n = generated.length;
+  const lastWasTs = n >= 1 && generated[n - 1]! >= tsBegin;
+  const penultimateWasTs = n < 2 || generated[n - 2]! >= tsBegin;
+  if (lastWasTs) {
+    if (penultimateWasTs) fill(logits, tsBegin, vocabSize);
+    else fill(logits, 0, vocab.eot);
+  }
+  let lastTs = -1;
+  for (let i = n - 1; i >= 0; i--) {
+    if (generated[i]! >= tsBegin) {
+      lastTs = generated[i]!;
+      break;
+    }
+  }
+  if (lastTs >= 0) {
+    const floor = lastWasTs && !penultimateWasTs ? lastTs : lastTs + 1;
+    fill(logits, tsBegin, Math.min(floor, vocabSize));
+  }
+  if (n === 0) {
+    fill(logits, 0, tsBegin);
+    fill(logits, tsBegin + MAX_INITIAL_TIMESTAMP_INDEX + 1, vocabSize);
+  }
+  fill(logits, tsBegin + maxTimestampIndex + 1, vocabSize);
+
+  // If the timestamps together outweigh the best text token, a timestamp must come next.
+  const logZ = logSumExp(logits, 0, vocabSize);
+  const tsMass = logSumExp(logits, tsBegin, vocabSize) - logZ;
+  let maxText = -Infinity;
+  for (let id = 0; id < tsBegin; id++) if (logits[id]! > maxText) maxText = logits[id]!;
+  if (tsMass > maxText - logZ) fill(logits, 0, tsBegin);
+}
+
+function fill(a: Float32Array, from: number, to: number): void {
+  if (to > from) a.fill(-Infinity, from, to);
+}
+
+export function logSumExp(a: Float32Array, from: number, to: number): number {
+  let max = -Infinity;
+  for (let i = from; i < to; i++) if (a[i]! > max) max = a[i]!;
+  if (max === -Infinity) return -Infinity;
+  let sum = 0;
+  for (let i = from; i < to; i++) sum += Math.exp(a[i]! - max);
+  return max + Math.log(sum);
+}

@@ -1,0 +1,270 @@
+import type * as OrtModule from 'onnxruntime-web';
+import { applyTimestampRules, logSumExp } from './logit-rules';
+import { FULL_FRAMES } from './mel';
+import type { GenerationConfig, WhisperVocabulary } from './tokenizer';
+
+type Ort = typeof OrtModule;
+type Tensor = OrtModule.Tensor;
+type Session = OrtModule.InferenceSession;
+
+export interface ModelDims {
+  layers: number;
+  heads: number;
+  headDim: number;
+}
+
+export interface EncodedWindow {
+  hidden: Tensor;
+  /** Encoder output frames (20 ms each). */
+  frames: number;
+}
+
+export interface GeneratedToken {
+  id: number;
+  /** Log-probability under the unscaled, rule-masked distribution. */
+  logprob: number;
+}
+
+export interface Generation {
+  tokens: GeneratedToken[];
+  avgLogprob: number;
+  noSpeechProb: number;
+  temperature: number;
+  /** Per generated token: the alignment heads' cross-attention rows, [heads][frames] flattened. */
+  attention: Float32Array[] | null;
+}
+
+export interface GenerateOptions {
+  language: string;
+  temperature: number;
+  /** Prompt tokens placed after <|startofprev|> (biasing, filler style); none when empty. */
+  promptIds?: readonly number[];
+  wantAttention: boolean;
+  maxTokens?: number;
+  /** Called between decoder steps; throws to cancel. */
+  checkpoint?: () => void;
+  random?: () => number;
+  /** Lets a biasing strategy adjust logits after the grammar rules (in place). */
+  adjustLogits?: (logits: Float32Array, generated: readonly number[]) => void;
+}
+
+/** The q8 Whisper encoder and merged decoder (KV cache), run by onnxruntime-web. */
+export class WhisperModel {
+  private constructor(
+    private readonly ort: Ort,
+    private readonly encoder: Session,
+    private readonly decoder: Session,
+    readonly vocab: WhisperVocabulary,
+    readonly dims: ModelDims,
+    private readonly alignmentHeads: [number, number][],
+    /** Whether the encoder accepts fewer than 3000 frames (graph patched). */
+    readonly dynamicFrames: boolean,
+  ) {}
+
+  static async create(
+    ort: Ort,
+    encoderBytes: Uint8Array,
+    decoderBytes: Uint8Array,
+    vocab: WhisperVocabulary,
+    generation: GenerationConfig,
+    config: { decoder_layers: number; decoder_attention_heads: number; d_model: number },
+    options: OrtModule.InferenceSession.SessionOptions,
+    dynamicFrames: boolean,
+  ): Promise<WhisperModel> {
+    const encoder = await ort.InferenceSession.create(encoderBytes, options);
+    const decoder = await ort.InferenceSession.create(decoderBytes, options);
+    const dims = {
+      layers: config.decoder_layers,
+      heads: config.decoder_attention_heads,
+      headDim: config.d_model / config.decoder_attention_heads,
+    };
+    return new WhisperModel(ort, encoder, decoder, vocab, dims, generation.alignment_heads, dynamicFrames);
+  }
+
+  /** Runs the encoder on a log-mel window [80, melFrames]. */
+  async encode(mel: Float32Array, melFrames: number): Promise<EncodedWindow> {
+    const input = new this.ort.Tensor('float32', mel, [1, 80, melFrames]);
+    const out = await this.encoder.run({ input_features: input }, ['last_hidden_state']);
+    input.dispose();
+    const hidden = out['last_hidden_state']!;
+    return { hidden, frames: hidden.dims[1]! };
+  }
+
+  /** Probabilities of the candidate languages (all the model knows when `candidates` is null). */
+  async detectLanguage(encoded: EncodedWindow, candidates: readonly string[] | null): Promise<Map<string, number>> {
+    const { logits } = await this.forward([this.vocab.sot], null, encoded, false);
+    const row = lastRow(logits, 1);
+    const codes = candidates ?? this.vocab.languages;
+    const scores = new Float32Array(codes.map((c) => row[this.vocab.languageToken(c)]!));
+    const z = logSumExp(scores, 0, scores.length);
+    return new Map(codes.map((c, i) => [c, Math.exp(scores[i]! - z)]));
+  }
+
+  /** One decoding pass over a window (greedy at temperature 0, sampling above). */
+  async generate(encoded: EncodedWindow, opts: GenerateOptions): Promise<Generation> {
+    const v = this.vocab;
+    const prefix = opts.promptIds?.length ? [v.startOfPrev, ...opts.promptIds] : [];
+    const prompt = [...prefix, v.sot, v.languageToken(opts.language), v.transcribe];
+    const maxTokens = Math.min(opts.maxTokens ?? 224, 440 - prompt.length);
+    const maxTsIndex = Math.round(encoded.frames); // encoder frames are 20 ms, the timestamp step
+    const tokens: GeneratedToken[] = [];
+    const attention: Float32Array[] | null = opts.wantAttention ? [] : null;
+
+    let step = await this.forward(prompt, null, encoded, opts.wantAttention);
+    const sotIndex = prefix.length;
+    const noSpeechProb = softmaxAt(step.logits, sotIndex, v.noSpeech);
+    let rowIndex = prompt.length - 1;
+    const generated: number[] = [];
+    let sumLogprob = 0;
+    for (let i = 0; i < maxTokens; i++) {
+      opts.checkpoint?.();
+      const row = rowAt(step.logits, rowIndex);
+      applyTimestampRules(row, generated, v, maxTsIndex);
+      opts.adjustLogits?.(row, generated);
+      const id = opts.temperature > 0 ? sample(row, opts.temperature, opts.random ?? Math.random) : argmax(row);
+      const logprob = row[id]! - logSumExp(row, 0, row.length);
+      if (attention && step.attention) attention.push(step.attention);
+      if (id === v.eot) break;
+      tokens.push({ id, logprob });
+      generated.push(id);
+      sumLogprob += logprob;
+      if (repeatsTail(generated)) break;
+      step = await this.forward([id], step.past, encoded, opts.wantAttention);
+      rowIndex = 0;
+    }
+    this.releasePast(step.past);
+    return {
+      tokens,
+      avgLogprob: sumLogprob / Math.max(1, tokens.length),
+      noSpeechProb,
+      temperature: opts.temperature,
+      attention,
+    };
+  }
+
+  async release(): Promise<void> {
+    await this.encoder.release();
+    await this.decoder.release();
+  }
+
+  private async forward(
+    ids: readonly number[],
+    past: Past | null,
+    encoded: EncodedWindow,
+    wantAttention: boolean,
+  ): Promise<{ logits: Tensor; past: Past; attention: Float32Array | null }> {
+    const { ort, dims } = this;
+    const feeds: Record<string, Tensor> = {
+      input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, (x) => BigInt(x)), [1, ids.length]),
+      encoder_hidden_states: encoded.hidden,
+      use_cache_branch: new ort.Tensor('bool', new Uint8Array([past ? 1 : 0]), [1]),
+    };
+    const empty = new Float32Array(0);
+    for (let l = 0; l < dims.layers; l++) {
+      for (const kind of ['decoder', 'encoder'] as const) {
+        for (const kv of ['key', 'value'] as const) {
+          const name = `past_key_values.${l}.${kind}.${kv}`;
+          feeds[name] = past?.[`present.${l}.${kind}.${kv}`] ?? new ort.Tensor('float32', empty, [1, dims.heads, 0, dims.headDim]);
+        }
+      }
+    }
+    const fetches = ['logits'];
+    for (let l = 0; l < dims.layers; l++) {
+      fetches.push(`present.${l}.decoder.key`, `present.${l}.decoder.value`);
+      if (!past) fetches.push(`present.${l}.encoder.key`, `present.${l}.encoder.value`);
+    }
+    const attnLayers = wantAttention ? [...new Set(this.alignmentHeads.map(([l]) => l))] : [];
+    for (const l of attnLayers) fetches.push(`cross_attentions.${l}`);
+    const out = await this.decoder.run(feeds, fetches);
+    feeds['input_ids']!.dispose();
+    feeds['use_cache_branch']!.dispose();
+
+    const next: Past = {};
+    for (let l = 0; l < dims.layers; l++) {
+      for (const kv of ['key', 'value'] as const) {
+        next[`present.${l}.decoder.${kv}`] = out[`present.${l}.decoder.${kv}`]!;
+        const enc = `present.${l}.encoder.${kv}`;
+        next[enc] = past ? past[enc]! : out[enc]!;
+      }
+    }
+    if (past) for (const [k, t] of Object.entries(past)) if (k.includes('.decoder.')) t.dispose();
+
+    const attention = wantAttention ? this.alignmentRows(out, ids.length - 1) : null;
+    for (const l of attnLayers) out[`cross_attentions.${l}`]!.dispose();
+    return { logits: out['logits']!, past: next, attention };
+  }
+
+  /** Alignment heads' cross-attention for one decoder position: [heads][frames] flattened. */
+  private alignmentRows(out: Record<string, Tensor>, position: number): Float32Array {
+    const parts = this.alignmentHeads.map(([layer, head]) => {
+      const t = out[`cross_attentions.${layer}`]!;
+      const [, , seq, frames] = t.dims as [number, number, number, number];
+      const offset = (head * seq + position) * frames;
+      return (t.data as Float32Array).subarray(offset, offset + frames);
+    });
+    const frames = parts[0]?.length ?? 0;
+    const flat = new Float32Array(parts.length * frames);
+    parts.forEach((p, i) => flat.set(p, i * frames));
+    return flat;
+  }
+
+  private releasePast(past: Past): void {
+    for (const t of Object.values(past)) t.dispose();
+  }
+}
+
+type Past = Record<string, Tensor>;
+
+/** A copy of the vocabulary row at decoder position `index` of logits [1, seq, vocab]. */
+function rowAt(logits: Tensor, index: number): Float32Array {
+  const vocabSize = logits.dims[2]!;
+  return (logits.data as Float32Array).slice(index * vocabSize, (index + 1) * vocabSize);
+}
+
+function lastRow(logits: Tensor, seq: number): Float32Array {
+  return rowAt(logits, seq - 1);
+}
+
+function softmaxAt(logits: Tensor, index: number, id: number): number {
+  const row = rowAt(logits, index);
+  return Math.exp(row[id]! - logSumExp(row, 0, row.length));
+}
+
+function argmax(a: Float32Array): number {
+  let best = 0;
+  for (let i = 1; i < a.length; i++) if (a[i]! > a[best]!) best = i;
+  return best;
+}
+
+function sample(logits: Float32Array, temperature: number, random: () => number): number {
+  const scaled = new Float32Array(logits.length);
+  for (let i = 0; i < logits.length; i++) scaled[i] = logits[i]! / temperature;
+  const z = logSumExp(scaled, 0, scaled.length);
+  let r = random();
+  for (let i = 0; i < scaled.length; i++) {
+    r -= Math.exp(scaled[i]! - z);
+    if (r <= 0) return i;
+  }
+  return argmax(logits);
+}
+
+/** True when the tail of `ids` is one n-gram (n ≤ 8) repeated at least 4 times: a decoding loop. */
+export function repeatsTail(ids: readonly number[]): boolean {
+  for (let n = 1; n <= 8; n++) {
+    const reps = n === 1 ? 12 : 4;
+    if (ids.length < n * reps) continue;
+    let repeated = true;
+    for (let r = 1; r < reps && repeated; r++) {
+      for (let k = 0; k < n; k++) {
+        if (ids[ids.length - 1 - k] !== ids[ids.length - 1 - k - r * n]) {
+          repeated = false;
+          break;
+        }
+      }
+    }
+    if (repeated) return true;
+  }
+  return false;
+}
+
+export const FULL_ENCODER_FRAMES = FULL_FRAMES / 2;
