@@ -1,8 +1,9 @@
 import { ApiError, invalidAudio, invalidParam } from '../api/errors';
 import { planarSource } from './downmix';
+import { checkAfterDecode, checkBeforeDecode } from './integrity';
 import { interleavedSource, BYTES_PER_SAMPLE, type SampleFormat } from './pcm';
 import { resample } from './resample';
-import { sniff } from './sniff';
+import { sniff, type Sniffed } from './sniff';
 import { parseWav } from './wav';
 import { channelsOf, decodeWithWebAudio } from './webaudio';
 
@@ -26,6 +27,8 @@ export const TARGET_RATE = 16000;
 
 const RAW: Partial<Record<AudioEncoding, SampleFormat>> = { pcm_s16le: 's16', mulaw: 'mulaw', alaw: 'alaw' };
 
+const AUTO_LIST = 'WAV, FLAC, MP3, Ogg (Opus, Vorbis), WebM/Matroska, MP4/M4A/MOV/3GP and ADTS AAC';
+
 function decodeRaw(bytes: Uint8Array, format: SampleFormat, { sampleRate, channels }: DecodeOptions): Float32Array {
   if (!Number.isInteger(channels) || channels < 1 || channels > 10) {
     throw invalidParam(`channels must be an integer from 1 to 10, got ${channels}`);
@@ -33,11 +36,13 @@ function decodeRaw(bytes: Uint8Array, format: SampleFormat, { sampleRate, channe
   if (!Number.isInteger(sampleRate) || sampleRate < 1000 || sampleRate > 384000) {
     throw invalidParam(`sample_rate must be an integer from 1000 to 384000, got ${sampleRate}`);
   }
-  const frameBytes = BYTES_PER_SAMPLE[format] * channels;
+  if (bytes.byteLength === 0) throw invalidAudio('the request body is empty');
+  const width = BYTES_PER_SAMPLE[format];
+  const frameBytes = width * channels;
   if (bytes.byteLength % frameBytes !== 0) {
     throw invalidAudio(
       `${bytes.byteLength} bytes do not divide into whole frames of ${frameBytes} bytes ` +
-        `(${channels} channel${channels > 1 ? 's' : ''} × ${BYTES_PER_SAMPLE[format]} byte${frameBytes > 1 ? 's' : ''})`,
+        `(${channels} channel${channels > 1 ? 's' : ''} of ${width} byte${width > 1 ? 's' : ''})`,
     );
   }
   return resample(interleavedSource(bytes, format, channels, sampleRate), TARGET_RATE);
@@ -46,13 +51,27 @@ function decodeRaw(bytes: Uint8Array, format: SampleFormat, { sampleRate, channe
 function decodeWav(bytes: Uint8Array): Float32Array {
   const wav = parseWav(bytes);
   const data = bytes.subarray(wav.dataOffset, wav.dataOffset + wav.dataLength);
+  if (data.byteLength === 0) throw invalidAudio('the WAV file holds no samples');
   return resample(interleavedSource(data, wav.format, wav.channels, wav.sampleRate), TARGET_RATE);
+}
+
+function hex(bytes: Uint8Array): string {
+  return Array.from(bytes.subarray(0, 8), (b) => b.toString(16).padStart(2, '0')).join(' ');
+}
+
+function rejectUnrecognised(found: Sniffed, bytes: Uint8Array): never {
+  if (found.kind === 'unsupported') throw invalidAudio(`${found.label} is not a supported format; encoding=auto recognises ${AUTO_LIST}`);
+  throw invalidAudio(`unrecognised audio format (first bytes ${hex(bytes)}); encoding=auto recognises ${AUTO_LIST}`);
 }
 
 /**
  * Decodes a request body to 16 kHz mono Float32 samples in [-1, 1]. Main thread (compressed
  * containers need WebAudio). Takes ownership of `bytes`. Throws ApiError `invalid_audio` for
  * anything it cannot decode, with a detail naming the cause.
+ *
+ * An explicit container (m4a m4v mp4 mov 3gp 3g2) is a claim about the bytes: they are all
+ * ISO-BMFF, so any member of that family is accepted for any of them, but a body that is another
+ * format (say WAV sent as encoding=mp4) is rejected rather than silently decoded.
  */
 export async function decodeAudio(bytes: ArrayBuffer, options: DecodeOptions): Promise<Float32Array> {
   const u8 = new Uint8Array(bytes);
@@ -60,12 +79,25 @@ export async function decodeAudio(bytes: ArrayBuffer, options: DecodeOptions): P
   if (raw) return decodeRaw(u8, raw, options);
   if (u8.byteLength === 0) throw invalidAudio('the request body is empty');
   const found = sniff(u8);
-  if (found.kind === 'known' && found.container === 'wav') return decodeWav(u8);
-  try {
-    const buffer = await decodeWithWebAudio(bytes, TARGET_RATE);
-    return resample(planarSource(channelsOf(buffer), buffer.sampleRate), TARGET_RATE);
-  } catch (e) {
-    if (e instanceof ApiError) throw e;
-    throw invalidAudio(`the audio could not be decoded${found.kind !== 'unknown' ? ` (${found.label})` : ''}`);
+  if (options.encoding !== 'auto') {
+    if (found.kind !== 'known' || found.container !== 'mp4') {
+      const what = found.kind === 'unknown' ? 'is not an MP4/MOV/3GP file' : `is ${found.label}, not an MP4/MOV/3GP file`;
+      throw invalidAudio(`encoding=${options.encoding} was declared but the body ${what}; send encoding=auto to detect the format`);
+    }
   }
+  if (found.kind !== 'known') rejectUnrecognised(found, u8);
+  if (found.container === 'wav') return decodeWav(u8);
+
+  const expected = checkBeforeDecode(found.container, u8);
+  let buffer: AudioBuffer;
+  try {
+    buffer = await decodeWithWebAudio(bytes, TARGET_RATE);
+  } catch (e) {
+    // decodeAudioData rejects with an EncodingError DOMException; anything else is not the input's fault.
+    if (e instanceof ApiError || !(e instanceof DOMException)) throw e;
+    throw invalidAudio(`the ${found.label} data could not be decoded (corrupt, truncated, or an unsupported codec)`);
+  }
+  if (buffer.length === 0) throw invalidAudio(`the ${found.label} file holds no audio`);
+  checkAfterDecode(expected, buffer.duration);
+  return resample(planarSource(channelsOf(buffer), buffer.sampleRate), TARGET_RATE);
 }

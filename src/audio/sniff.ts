@@ -18,7 +18,7 @@ const ascii = (b: Uint8Array, o: number, n: number) => {
 };
 
 /** Bytes of an ID3v2 tag at `o` (0 if none). */
-function id3Length(b: Uint8Array, o: number): number {
+export function id3Length(b: Uint8Array, o: number): number {
   if (b.length < o + 10 || ascii(b, o, 3) !== 'ID3') return 0;
   const size = ((b[o + 6]! & 0x7f) << 21) | ((b[o + 7]! & 0x7f) << 14) | ((b[o + 8]! & 0x7f) << 7) | (b[o + 9]! & 0x7f);
   const footer = b[o + 5]! & 0x10 ? 10 : 0;

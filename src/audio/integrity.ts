@@ -1,0 +1,114 @@
+import { invalidAudio } from '../api/errors';
+import { inspectMp4, UNSUPPORTED_MP4_AUDIO } from './mp4';
+import { id3Length, type Container } from './sniff';
+
+/**
+ * Checks a compressed file before and after the browser decodes it, so that what WebAudio reports
+ * as a bare failure (or silently decodes partially) becomes an error naming the cause.
+ */
+export interface Expectation {
+  /** Seconds of audio the container declares (0: unknown). */
+  duration: number;
+}
+
+const HANDLERS: Record<string, string> = { vide: 'video', text: 'text', sbtl: 'subtitle', subt: 'subtitle', hint: 'hint', meta: 'metadata' };
+
+function checkMp4(bytes: Uint8Array): Expectation {
+  const info = inspectMp4(bytes);
+  const cut = info.truncatedBox;
+  const cutText = cut ? `box '${cut.type}' declares ${cut.declared} bytes but only ${cut.present} are present` : '';
+  if (!info.hasMoov) {
+    throw invalidAudio(
+      cut
+        ? `the file is truncated (${cutText}) and its index (moov box) is missing`
+        : 'the file has no moov box (its index): not a complete MP4/MOV/3GP file',
+    );
+  }
+  if (cut) throw invalidAudio(`the file is truncated: ${cutText}`);
+  const audio = info.tracks.find((t) => t.handler === 'soun');
+  if (!audio) {
+    const others = info.tracks.map((t) => `${HANDLERS[t.handler] ?? t.handler} '${t.codec}'`).join(', ');
+    throw invalidAudio(`the file has no audio track${others ? ` (it holds: ${others})` : ''}`);
+  }
+  const unsupported = UNSUPPORTED_MP4_AUDIO[audio.codec];
+  if (unsupported) throw invalidAudio(`the audio track's codec ${unsupported} ('${audio.codec}') is not supported`);
+  return { duration: audio.duration };
+}
+
+function checkFlac(bytes: Uint8Array): Expectation {
+  // "fLaC" (possibly after an ID3v2 tag), the STREAMINFO block header (4 bytes), then its fields.
+  const o = id3Length(bytes, 0) + 8;
+  if (bytes.length < o + 18) throw invalidAudio('the FLAC file is truncated inside its STREAMINFO header');
+  const rate = (bytes[o + 10]! << 12) | (bytes[o + 11]! << 4) | (bytes[o + 12]! >> 4);
+  const total = (bytes[o + 13]! & 0x0f) * 2 ** 32 + ((bytes[o + 14]! << 24) >>> 0) + (bytes[o + 15]! << 16) + (bytes[o + 16]! << 8) + bytes[o + 17]!;
+  return { duration: rate > 0 ? total / rate : 0 };
+}
+
+function checkOgg(bytes: Uint8Array): Expectation {
+  // The last page must be complete: header, lacing table and every segment it announces.
+  const from = Math.max(0, bytes.length - 70_000);
+  for (let o = bytes.length - 27; o >= from; o--) {
+    if (bytes[o] !== 0x4f || bytes[o + 1] !== 0x67 || bytes[o + 2] !== 0x67 || bytes[o + 3] !== 0x53) continue;
+    const segments = bytes[o + 26]!;
+    let end = o + 27 + segments;
+    if (end > bytes.length) break;
+    for (let i = 0; i < segments; i++) end += bytes[o + 27 + i]!;
+    if (end === bytes.length) return { duration: 0 };
+    if (end > bytes.length) break;
+  }
+  throw invalidAudio('the Ogg file is truncated: its last page is incomplete');
+}
+
+/** EBML variable-length integer at `o`: [value, length], value -1 for "unknown size". */
+function vint(b: Uint8Array, o: number): [number, number] {
+  const first = b[o] ?? 0;
+  let len = 1;
+  while (len <= 8 && !(first & (0x80 >> (len - 1)))) len++;
+  if (len > 8 || o + len > b.length) return [-1, 1];
+  let value = first & (0xff >> len);
+  let allOnes = value === 0xff >> len;
+  for (let i = 1; i < len; i++) {
+    value = value * 256 + b[o + i]!;
+    if (b[o + i] !== 0xff) allOnes = false;
+  }
+  return [allOnes ? -1 : value, len];
+}
+
+function checkMatroska(bytes: Uint8Array): Expectation {
+  // EBML header element (ID 1A45DFA3), then the Segment (ID 18538067) whose size, when known,
+  // must fit in the file.
+  const [headerSize, headerLen] = vint(bytes, 4);
+  const seg = 4 + headerLen + Math.max(headerSize, 0);
+  if (seg + 5 > bytes.length) throw invalidAudio('the WebM/Matroska file is truncated inside its header');
+  if (bytes[seg] === 0x18 && bytes[seg + 1] === 0x53 && bytes[seg + 2] === 0x80 && bytes[seg + 3] === 0x67) {
+    const [size, len] = vint(bytes, seg + 4);
+    const present = bytes.length - (seg + 4 + len);
+    if (size >= 0 && size > present) {
+      throw invalidAudio(`the WebM/Matroska file is truncated: its segment declares ${size} bytes but only ${present} are present`);
+    }
+  }
+  return { duration: 0 };
+}
+
+/** Throws invalid_audio for a damaged or unusable container; returns what it declares. */
+export function checkBeforeDecode(container: Container, bytes: Uint8Array): Expectation {
+  switch (container) {
+    case 'mp4': return checkMp4(bytes);
+    case 'flac': return checkFlac(bytes);
+    case 'ogg': return checkOgg(bytes);
+    case 'matroska': return checkMatroska(bytes);
+    default: return { duration: 0 };
+  }
+}
+
+/** Throws invalid_audio when far less audio came out than the container declared. */
+export function checkAfterDecode(expected: Expectation, decodedSeconds: number): void {
+  if (expected.duration <= 0) return;
+  const tolerance = Math.max(0.1, expected.duration * 0.01);
+  if (decodedSeconds < expected.duration - tolerance) {
+    throw invalidAudio(
+      `the file is truncated: it declares ${expected.duration.toFixed(2)} s of audio but only ` +
+        `${decodedSeconds.toFixed(2)} s could be decoded`,
+    );
+  }
+}
