@@ -1,0 +1,64 @@
+import { invalidAudio, payloadTooLarge, sessionRejected } from '../../api/errors';
+import { WHISPER_LANGUAGES } from '../../api/languages';
+import { parseTranscriptionParams } from '../../api/params';
+import { getCustomModel } from '../../store/custom-models';
+import { getLimits } from '../../store/limits';
+import { debitSeconds, getUsage } from '../../store/usage';
+import { BodyTooLarge, checkContentLength, readBodyWithLimit } from '../read-body';
+import { jsonTextResponse } from '../responses';
+import type { Handler } from './context';
+import { requireAuth } from './require-auth';
+
+/**
+ * POST /v1/speech-to-text/prerecorded. Checks run cheapest first and none of them writes, so a rejected
+ * request changes no stored state:
+ *   401 credentials → 413 by Content-Length → 400 parameters (same validator as the JS API) →
+ *   400 unknown custom_model_id → 402 credit exhausted → 429 too many in flight →
+ *   413 while reading → 400 empty body → the engine page (503/504 when it is missing or silent).
+ * Credit is pre-checked (admitted while used < credit) and debited by the audio's duration after a
+ * successful transcription, so the last admitted request may overdraw by at most its own length.
+ */
+export const transcribe: Handler = async (ctx) => {
+  await requireAuth(ctx.request, 'transcription');
+  const limits = await getLimits();
+  try {
+    checkContentLength(ctx.request, limits.maxBodyBytes);
+  } catch (err) {
+    throw err instanceof BodyTooLarge ? tooLarge(limits.maxBodyBytes) : err;
+  }
+  const params = parseTranscriptionParams(ctx.url.searchParams, { supportedLanguages: WHISPER_LANGUAGES });
+  if (params.custom_model_id !== null && !(await getCustomModel(params.custom_model_id))) {
+    throw sessionRejected(`unknown custom_model_id '${params.custom_model_id}'`);
+  }
+  if (limits.creditSeconds !== null) {
+    const { usedSeconds } = await getUsage();
+    if (usedSeconds >= limits.creditSeconds) {
+      throw sessionRejected(
+        `credit exhausted: ${usedSeconds.toFixed(1)} of ${limits.creditSeconds} audio seconds used`,
+        402,
+      );
+    }
+  }
+  if (!ctx.inFlight.tryAcquire(limits.maxConcurrent)) {
+    throw sessionRejected(`too many concurrent transcriptions (limit ${limits.maxConcurrent}); retry later`, 429);
+  }
+  try {
+    let body: ArrayBuffer;
+    try {
+      body = await readBodyWithLimit(ctx.request, limits.maxBodyBytes);
+    } catch (err) {
+      throw err instanceof BodyTooLarge ? tooLarge(limits.maxBodyBytes) : err;
+    }
+    if (body.byteLength === 0) throw invalidAudio('the request body is empty; send the audio bytes');
+    const result = await ctx.bridge.transcribe(
+      { query: ctx.url.searchParams.toString(), body },
+      { timeoutMs: limits.engineTimeoutMs, signal: ctx.request.signal },
+    );
+    await debitSeconds(result.audioSeconds);
+    return jsonTextResponse(200, result.json);
+  } finally {
+    ctx.inFlight.release();
+  }
+};
+
+const tooLarge = (limit: number) => payloadTooLarge(`the request body is larger than the limit of ${limit} bytes`);
