@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/api/errors';
+import { compilePattern, parsePattern, splitPatterns } from '../../src/api/patterns';
+
+describe('splitPatterns', () => {
+  it.each<[string, string[]]>([
+    ['AMZ[0-9]{3}', ['AMZ[0-9]{3}']],
+    ['[0-9]{2,4},[A-Z]{3}', ['[0-9]{2,4}', '[A-Z]{3}']],
+    ['[A-Z]{1,2}-[0-9]{1,4}, [0-9]{6} ,X', ['[A-Z]{1,2}-[0-9]{1,4}', '[0-9]{6}', 'X']],
+    ['a,,b', ['a', '', 'b']],
+    ['', ['']],
+    ['[0-9]{2,', ['[0-9]{2,']],
+  ])('%s', (raw, expected) => {
+    expect(splitPatterns(raw)).toEqual(expected);
+  });
+});
+
+describe('compilePattern: valid patterns', () => {
+  it.each<[string, string[], string[], number]>([
+    ['[0-9]', ['0', '9'], ['', 'a', '10'], 1],
+    ['[A-Z]{3}', ['ABC', 'ZZZ'], ['AB', 'abc', 'AB1'], 3],
+    ['AMZ[0-9]{3,5}', ['AMZ123', 'AMZ12345'], ['AMZ12', 'AMZ123456', 'amz123'], 8],
+    ['[A-Z]{2} [0-9]{3}', ['AB 123'], ['AB123', 'AB-123'], 6],
+    ['[A-Z]{1,3}-[0-9]{1,4}', ['B-1', 'ABC-1234'], ['ABCD-1', 'B1'], 8],
+    ['[0-9]{4}(-[0-9]{2})?', ['2024', '2024-05'], ['2024-5', '2024-'], 7],
+    ['[A-Z0-9]{6}', ['A1B2C3'], ['A1B2C'], 6],
+    ['[A-F]{2}', ['AF'], ['AG'], 2],
+    ['X{0,2}Y', ['Y', 'XY', 'XXY'], ['XXXY'], 3],
+    ['[0-9]{32}', ['1'.repeat(32)], ['1'.repeat(31)], 32],
+    ['((AB)?C)?D', ['D', 'CD', 'ABCD'], ['ABD'], 4],
+  ])('%s', (p, matches, rejects, maxLength) => {
+    const c = compilePattern(p);
+    expect(c.maxLength).toBe(maxLength);
+    for (const s of matches) expect(c.test(s), s).toBe(true);
+    for (const s of rejects) expect(c.test(s), s).toBe(false);
+  });
+
+  it('exposes an AST for decoding', () => {
+    expect(parsePattern('A[0-9]{2,3}(-B)?')).toEqual({
+      kind: 'sequence',
+      items: [
+        { kind: 'literal', char: 'A' },
+        { kind: 'repeat', node: { kind: 'class', ranges: [['0', '9']] }, min: 2, max: 3 },
+        {
+          kind: 'repeat',
+          node: { kind: 'sequence', items: [{ kind: 'separator', char: '-' }, { kind: 'literal', char: 'B' }] },
+          min: 0,
+          max: 1,
+        },
+      ],
+    });
+  });
+});
+
+describe('parsePattern: malformed patterns', () => {
+  it.each<[string, RegExp]>([
+    ['', /empty pattern/],
+    ['[0-9]{33}', /exceeds 32 at position 6/],
+    ['[0-9]{20}[A-Z]{13}', /expands to up to 33 characters; at most 32/],
+    ['([0-9]{4}-){8}', /expands to up to 40/],
+    ['[0-9', /unclosed '\[' at position 1/],
+    ['[]', /empty character class at position 1/],
+    ['[a-z]', /only digits and uppercase letters, got "a" at position 2/],
+    ['[9-0]', /invalid range '9-0' at position 2/],
+    ['[A-9]', /invalid range 'A-9'/],
+    ['[0-]', /incomplete range/],
+    ['(AB', /unclosed '\(' at position 1/],
+    ['AB)', /unmatched '\)' at position 3/],
+    ['()', /empty group at position 1/],
+    ['{3}', /quantifier '\{' must follow an element at position 1/],
+    ['?', /quantifier '\?' must follow an element/],
+    ['A{3', /unclosed '\{' at position 2/],
+    ['A{}', /quantifier must be \{n\} or \{m,n\}/],
+    ['A{,3}', /quantifier must be/],
+    ['A{3,}', /quantifier must be/],
+    ['A{-1}', /quantifier must be/],
+    ['A{0x3}', /quantifier must be/],
+    ['A{ 3}', /quantifier must be/],
+    ['A{0}', /allows no repetition/],
+    ['A{4,2}', /minimum above its maximum/],
+    ['A{2}{3}', /at most one quantifier at position 5/],
+    ['A??', /at most one quantifier/],
+    ['A.B', /unsupported character "\." at position 2/],
+    ['A_B', /unsupported character "_"/],
+    ['A*', /unsupported character "\*"/],
+    ['A+', /unsupported character "\+"/],
+    ['A]', /unmatched '\]'/],
+    ['-AB', /cannot start with a separator/],
+    ['AB ', /cannot end with a separator/],
+    ['(A)?', /can match an empty string/],
+    ['A{0,2}', /can match an empty string/],
+    ['((((((((((A))))))))))', /nested deeper than 8/],
+    ['A'.repeat(300), /300 characters long/],
+  ])('%s', (p, detail) => {
+    let err: unknown;
+    try {
+      parsePattern(p);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(400);
+    expect((err as ApiError).code).toBe('invalid_query_parameter');
+    expect((err as ApiError).detail).toMatch(/^patterns: /);
+    expect((err as ApiError).detail).toMatch(detail);
+  });
+});
