@@ -24,6 +24,7 @@ const STATUS_TITLES: Readonly<Record<number, string>> = {
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
+  504: 'Gateway Timeout',
 };
 
 const TRANSCRIPTION_CODES: ReadonlySet<string> = new Set<TranscriptionErrorCode>([
