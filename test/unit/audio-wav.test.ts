@@ -44,7 +44,7 @@ describe('WAV and raw bodies decoded in TypeScript', () => {
   it('reads the WAVE_FORMAT_EXTENSIBLE header of multichannel and 24-bit files', () => {
     for (const name of ['wav-ext-s16-6ch.wav', 'wav-ext-s24-stereo.wav']) {
       const bytes = new Uint8Array(bytesOf(name));
-      expect(bytes[20] | (bytes[21]! << 8), name).toBe(0xfffe);
+      expect(bytes[20]! | (bytes[21]! << 8), name).toBe(0xfffe);
       const info = parseWav(bytes);
       expect(info.format).toBe(name.includes('s24') ? 's24' : 's16');
       expect(info.channels).toBe(name.includes('6ch') ? 6 : 2);
