@@ -9,7 +9,7 @@ function muLawToLinear(code: number): number {
   const mantissa = u & 0x0f;
   // 0x84 is the bias (132) the encoder adds before segmenting.
   const magnitude = (((mantissa << 3) + 0x84) << exponent) - 0x84;
-  return u & 0x80 ? -magnitude : magnitude;
+  return u & 0x80 ? -magnitude | 0 : magnitude; // | 0: code 0x7f is +0, not -0
 }
 
 function aLawToLinear(code: number): number {
