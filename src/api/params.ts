@@ -211,7 +211,6 @@ function parseList(name: string, v: unknown, split: (raw: string) => string[]): 
 
 const splitComma = (raw: string) => raw.split(',');
 const unique = (items: string[]) => [...new Set(items)];
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 function parseLanguages(v: unknown, supported: readonly string[]): string[] {
