@@ -1,0 +1,57 @@
+/**
+ * The e2e app: registers the /v1 service worker and, unless the URL says `?engine=0`, hosts a
+ * whisper-tiny engine for it. Tests drive it through `window.e2e` and plain fetch() calls.
+ */
+import * as local from '../../../src/register';
+import { createCustomModel } from '../../../src/store/custom-models';
+import { openStore } from '../../../src/store/db';
+import { createTranscriber } from '../../../src/transcriber';
+
+const query = new URLSearchParams(location.search);
+const transcriber = query.get('engine') === '0' ? undefined : createTranscriber({ model: 'whisper-tiny' });
+
+/** Empties every store (the service worker keeps its connection open, so the database is not deleted). */
+async function clearAll(): Promise<void> {
+  const db = await openStore();
+  const tx = db.transaction(['models', 'phrases', 'apiKeys', 'meta'], 'readwrite');
+  await Promise.all([
+    tx.objectStore('models').clear(),
+    tx.objectStore('phrases').clear(),
+    tx.objectStore('apiKeys').clear(),
+    tx.objectStore('meta').clear(),
+    tx.done,
+  ]);
+}
+
+async function countRows(): Promise<{ models: number; phrases: number }> {
+  const db = await openStore();
+  return { models: await db.count('models'), phrases: await db.count('phrases') };
+}
+
+/** The JS API door, for comparing with /v1 byte for byte. */
+async function transcribeJs(audioUrl: string, params: string): Promise<string> {
+  if (!transcriber) throw new Error('this page hosts no engine');
+  const bytes = await (await fetch(audioUrl)).arrayBuffer();
+  return JSON.stringify(await transcriber.transcribe(bytes, new URLSearchParams(params)));
+}
+
+const e2e = {
+  ...local,
+  clearAll,
+  countRows,
+  createCustomModel,
+  transcribeJs,
+  controlled: false,
+  ready: local.registerLocalApi(transcriber ? { transcriber } : {}).then((api) => {
+    e2e.controlled = api.controlled;
+    document.getElementById('status')!.textContent = api.controlled ? 'ready' : 'not controlled';
+    return api.controlled;
+  }),
+};
+
+declare global {
+  interface Window {
+    e2e: typeof e2e;
+  }
+}
+window.e2e = e2e;
