@@ -1,4 +1,4 @@
-import { AUTH, call, expect, openApp, test } from './helpers';
+import { AUTH, call, expect, openApp, resetOrigin, test } from './helpers';
 
 const model = { name: 'Cardiology', description: 'Heart terms', phrases: ['atrial fibrillation', 'echocardiogram'] };
 
@@ -130,15 +130,19 @@ test('a 10,000-phrase model pages end to end in insertion order', async ({ app }
   expect(more.json).toMatchObject({ code: 'INVALID_REQUEST' });
 });
 
-test('models survive a reload', async ({ app }) => {
-  const { id } = (await call(app, '/v1/custom-model', { headers: AUTH, json: model })).json as { id: string };
-  await app.reload();
-  await openApp(app);
-  const res = await call(app, `/v1/custom-model/${id}/phrases`, { headers: AUTH });
+test('models survive a reload', async ({ page }) => {
+  await openApp(page);
+  await resetOrigin(page);
+  const { id } = (await call(page, '/v1/custom-model', { headers: AUTH, json: model })).json as { id: string };
+  await page.reload();
+  await openApp(page);
+  const res = await call(page, `/v1/custom-model/${id}/phrases`, { headers: AUTH });
   expect(res.json).toMatchObject({ total: 2, phrases: [{ value: 'atrial fibrillation' }, { value: 'echocardiogram' }] });
 });
 
-test('a page closed in the middle of a large create leaves all of the model or none of it', async ({ app, context }) => {
+test('a page closed in the middle of a large create leaves all of the model or none of it', async ({ page: app, context }) => {
+  await openApp(app);
+  await resetOrigin(app);
   const phrases = Array.from({ length: 10_000 }, (_, i) => `crash phrase ${i}`);
   void app.evaluate((p) => window.e2e.createCustomModel({ name: 'crash', description: 'd', phrases: p }), phrases).catch(() => undefined);
   await app.waitForTimeout(30);

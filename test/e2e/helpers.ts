@@ -74,11 +74,25 @@ export async function resetOrigin(page: Page): Promise<void> {
   }, API_KEY);
 }
 
-export const test = base.extend<{ app: Page }>({
-  app: async ({ page }, use) => {
-    await openApp(page);
-    await resetOrigin(page);
-    await use(page);
+/**
+ * `app`: one page of the e2e app per worker, reused across tests (registering the service worker and
+ * loading the page for every test would dominate the run), reset to a cleared origin before each test.
+ * Tests that reload or close pages use the built-in `page`/`context` fixtures instead.
+ */
+export const test = base.extend<{ app: Page }, { sharedApp: Page }>({
+  sharedApp: [
+    async ({ browser }, use) => {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await openApp(page);
+      await use(page);
+      await context.close();
+    },
+    { scope: 'worker' },
+  ],
+  app: async ({ sharedApp }, use) => {
+    await resetOrigin(sharedApp);
+    await use(sharedApp);
   },
 });
 
