@@ -1,0 +1,29 @@
+import { parseArgs } from './lib/args';
+import { useEvalDir } from './lib/eval-dir';
+
+const USAGE = `npm run bench [-- --out FILE --threads N[,N] --clips PATTERN --model NAME[,NAME] --side ours|peer --data DIR --timeout S]
+  Runs this library and transformers.js side by side (same q8 model files, same headless Chromium,
+  same thread count, same clips) and prints WER, RTF, model load time and peak renderer memory.
+  --clips   comma-separated globs over folder/file (default: en/* with language=en, plus
+            long/wts_radio_short_fr.mp3 with language=fr)
+  --threads WASM threads, a list runs each (default: 1,2)
+  --model   whisper-tiny and/or whisper-base (default: both)
+  --side    run one side only (default: both)
+  --timeout seconds per clip (default: 60 + 4 x the clip's duration)`;
+
+/** Parsed options (and STS_EVAL_DIR set from --data), or the exit code when there is nothing to run. */
+export function parseOptions(argv: string[]): Map<string, string> | number {
+  let options: Map<string, string>;
+  try {
+    options = parseArgs(argv, ['out', 'threads', 'clips', 'model', 'side', 'data', 'timeout'], ['help']);
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (options.has('help')) {
+    console.log(USAGE);
+    return 0;
+  }
+  useEvalDir(options.get('data'));
+  return options;
+}

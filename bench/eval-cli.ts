@@ -1,0 +1,31 @@
+import { parseArgs } from './lib/args';
+import { useEvalDir } from './lib/eval-dir';
+
+const USAGE = `npm run eval [-- --data DIR --model NAME[,NAME] --params QUERY --out FILE --folders LIST --threads N --timeout S]
+  Transcribes every clip of the manifests under DIR (en/ multi/ diar/ bias/ long/) with this library
+  in headless Chromium and prints WER (CER for zh/ja/ko) per folder and the real-time factor.
+  --data    evaluation set laid out like ../shared/eval (default: STS_EVAL_DIR or ../shared/eval)
+  --model   whisper-tiny and/or whisper-base (default: both)
+  --params  spec query parameters for every clip, e.g. "language=en&include_words=true"
+            (default: language=en for en/, nothing for the other folders)
+  --out     JSON file: one entry per clip and model {folder, file, transcript, wall_ms, audio_ms, model}
+  --folders only these folders (default: all present)
+  --threads WASM threads (default: the library's choice)
+  --timeout seconds per clip (default: 60 + 4 x the clip's duration)`;
+
+/** Parsed options (and STS_EVAL_DIR set from --data), or the exit code when there is nothing to run. */
+export function parseOptions(argv: string[]): Map<string, string> | number {
+  let options: Map<string, string>;
+  try {
+    options = parseArgs(argv, ['data', 'model', 'params', 'out', 'folders', 'threads', 'timeout'], ['help']);
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (options.has('help')) {
+    console.log(USAGE);
+    return 0;
+  }
+  useEvalDir(options.get('data'));
+  return options;
+}

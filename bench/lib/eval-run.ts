@@ -1,0 +1,126 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ROOT } from '../../config/paths';
+import { createScorer, type Scorer } from '../score/error-rate';
+import { loadSpellings } from '../score/spellings';
+import { splitList } from './args';
+import { EVAL_FOLDERS, loadClips, type Clip } from './manifest';
+import { runSide, type ClipRun, type SideRun } from './run-side';
+import { startBenchServer } from './server';
+import { byFolder, containsRequired, scoreRun, summarize } from './summary';
+import { fixed, formatTable, megabytes, percent, seconds, snippet } from './table';
+
+/** One line of the --out file: the contract of issue #2 ({folder, file, transcript, wall_ms, audio_ms}), plus the model. */
+interface EvalEntry {
+  folder: string;
+  file: string;
+  transcript: ClipRun['transcript'];
+  wall_ms: number;
+  audio_ms: number;
+  model: string;
+  params: string;
+  error?: string;
+}
+
+export async function runEval(options: Map<string, string>): Promise<number> {
+  const evalDir = process.env.STS_EVAL_DIR!;
+  const models = splitList(options.get('model') ?? 'whisper-tiny,whisper-base');
+  const folders = options.has('folders') ? splitList(options.get('folders')!) : [...EVAL_FOLDERS];
+  const query = options.get('params');
+  const threads = options.has('threads') ? Number(options.get('threads')) : null;
+  const timeout = options.get('timeout');
+  const out = options.get('out') ? resolve(process.env.INIT_CWD ?? process.cwd(), options.get('out')!) : null;
+  if (!existsSync(evalDir)) {
+    console.error(`no evaluation set at ${evalDir}`);
+    return 1;
+  }
+  const clips = loadClips(evalDir, folders);
+  if (clips.length === 0) {
+    console.error(`no manifest.json with clips under ${evalDir} (folders ${folders.join(', ')})`);
+    return 1;
+  }
+  const paramsFor = (clip: Clip): string => query ?? (clip.folder === 'en' ? 'language=en' : '');
+  const scorer = createScorer(loadSpellings(ROOT));
+  console.log(`eval: ${clips.length} clips from ${evalDir}; models ${models.join(', ')}`);
+
+  const server = await startBenchServer();
+  const runs: SideRun[] = [];
+  const entries: EvalEntry[] = [];
+  try {
+    for (const model of models) {
+      console.log(`\n== ${model}`);
+      const run = await runSide(clips, {
+        baseUrl: server.url,
+        side: 'ours',
+        model,
+        threads,
+        input: 'blob',
+        paramsFor,
+        timeoutMs: timeout ? Number(timeout) * 1000 : null,
+        log: (line) => console.log(`  ${line}`),
+        onClip: (r) => printClip(r, scorer),
+      });
+      runs.push(run);
+      console.log(`  load ${seconds(run.load?.load_ms ?? null)}, peak renderer ${megabytes(run.peakRendererBytes)}`);
+      for (const r of run.clips) {
+        entries.push({
+          folder: r.clip.folder,
+          file: r.clip.file,
+          transcript: r.transcript,
+          wall_ms: Math.round(r.wall_ms),
+          audio_ms: r.audio_ms,
+          model,
+          params: r.params,
+          ...(r.error ? { error: r.error } : {}),
+        });
+      }
+      if (out) writeFileSync(out, `${JSON.stringify(entries, null, 2)}\n`); // after each model: partial results survive
+    }
+  } finally {
+    await server.close();
+  }
+  for (const run of runs) printTable(run, scorer);
+  if (out) console.log(`\nwrote ${entries.length} entries to ${out}`);
+  return runs.some((r) => r.load === null) ? 1 : 0;
+}
+
+function printClip(run: ClipRun, scorer: Scorer): void {
+  const name = `${run.clip.folder}/${run.clip.file}`;
+  if (run.error) {
+    console.log(`  ${name}  FAILED: ${run.error}`);
+    return;
+  }
+  const text = run.transcript?.text ?? '';
+  const score = scoreRun(run, scorer);
+  const errors = score ? `  ${score.unit === 'char' ? 'cer' : 'wer'} ${score.edits}/${score.referenceLength}` : '';
+  const must = containsRequired(run.clip, text);
+  const contains = must === null ? '' : `  contains ${run.clip.mustContain.join(', ')}: ${must ? 'yes' : 'NO'}`;
+  console.log(`  ${name}  rtf ${fixed(run.wall_ms / run.audio_ms)}${errors}${contains}  "${snippet(text)}"`);
+}
+
+function printTable(run: SideRun, scorer: Scorer): void {
+  const rows: string[][] = [];
+  for (const [folder, group] of byFolder(run.clips)) {
+    const s = summarize(group, scorer);
+    const mark = s.approximate ? '*' : '';
+    rows.push([
+      folder,
+      String(s.clips),
+      s.wer === null ? '-' : `${percent(s.wer)}${mark} of ${s.referenceWords}`,
+      s.cer === null ? '-' : `${percent(s.cer)}${mark} of ${s.referenceChars}`,
+      fixed(s.rtf),
+      seconds(s.audioMs),
+      String(s.failed),
+    ]);
+  }
+  const all = summarize(run.clips, scorer);
+  rows.push(['all', String(all.clips), '', '', fixed(all.rtf), seconds(all.audioMs), String(all.failed)]);
+  console.log(`\n${run.model}: load ${seconds(run.load?.load_ms ?? null)}, peak renderer ${megabytes(run.peakRendererBytes)}${run.loadError && !run.load ? `, LOAD FAILED: ${run.loadError}` : ''}`);
+  console.log(formatTable(['folder', 'clips', 'WER', 'CER', 'RTF', 'audio', 'failed'], rows));
+  const en = run.clips.filter((r) => r.clip.folder === 'en');
+  if (en.length > 0) {
+    const s = summarize(en, scorer);
+    console.log(`en/ overall: WER ${percent(s.wer)} over ${s.referenceWords} words, RTF ${fixed(s.rtf)}`);
+  }
+  if (rows.some((r) => r.some((c) => c.includes('*')))) console.log('* some references approximate (manifest ref_quality): indicative only');
+}

@@ -1,0 +1,37 @@
+// localscribe side of `npm run eval` and `npm run bench`: the library's public entry point,
+// models from the app's /models/ (public/), onnxruntime-web's wasm from /ort/.
+import { createTranscriber, type Transcriber } from '../../src/index';
+import { decodeTo16kMono, fetchBytes, pcmDurationMs } from './audio';
+import type { BenchDriver, LoadOptions, TranscribeJob, TranscriptBody } from './driver';
+
+let transcriber: Transcriber | null = null;
+
+const driver: BenchDriver = {
+  async load({ model, threads }: LoadOptions) {
+    if (model !== 'whisper-tiny' && model !== 'whisper-base') throw new Error(`unknown model ${model}`);
+    transcriber = createTranscriber({ model, backend: 'wasm', ...(threads !== null ? { numThreads: threads } : {}) });
+    const started = performance.now();
+    await transcriber.load();
+    return { load_ms: performance.now() - started, crossOriginIsolated };
+  },
+
+  async transcribe(job: TranscribeJob) {
+    if (!transcriber) throw new Error('load() first');
+    const bytes = await fetchBytes(job.url);
+    let input: Blob | Float32Array;
+    let audioMs = job.audio_ms;
+    if (job.input === 'pcm') {
+      input = await decodeTo16kMono(bytes);
+      audioMs ??= pcmDurationMs(input);
+    } else {
+      audioMs ??= pcmDurationMs(await decodeTo16kMono(bytes));
+      input = new Blob([bytes]);
+    }
+    const started = performance.now();
+    const transcript = await transcriber.transcribe(input, new URLSearchParams(job.params));
+    const wallMs = performance.now() - started;
+    return { transcript: transcript as unknown as TranscriptBody, wall_ms: wallMs, audio_ms: audioMs };
+  },
+};
+
+window.benchDriver = driver;
