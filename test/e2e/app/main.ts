@@ -35,14 +35,25 @@ async function transcribeJs(audioUrl: string, params: string): Promise<string> {
   return JSON.stringify(await transcriber.transcribe(bytes, new URLSearchParams(params)));
 }
 
+/** Counts the jobs the service worker hands to this page, so tests can act while one is running. */
+const host: local.TranscriptionHost | undefined = transcriber && {
+  transcribe(input, params, options) {
+    e2e.jobsStarted++;
+    return transcriber.transcribe(input, params, options);
+  },
+};
+
 const e2e = {
   ...local,
+  jobsStarted: 0,
+  /** Makes the engine's worker die as a crash would (the lead's test hook on Transcriber). */
+  crashEngine: () => transcriber?.crashForTest(),
   clearAll,
   countRows,
   createCustomModel,
   transcribeJs,
   controlled: false,
-  ready: local.registerLocalApi(transcriber ? { transcriber } : {}).then((api) => {
+  ready: local.registerLocalApi(host ? { transcriber: host } : {}).then((api) => {
     e2e.controlled = api.controlled;
     document.getElementById('status')!.textContent = api.controlled ? 'ready' : 'not controlled';
     return api.controlled;
