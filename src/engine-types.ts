@@ -15,7 +15,14 @@ export interface EngineConfig {
   backend: BackendChoice;
   /** WASM threads; defaults to min(4, hardwareConcurrency) when cross-origin isolated, else 1. */
   numThreads?: number;
+  /**
+   * 'full' (default) always runs the encoder on Whisper's 30 s window; 'fit' only on the window's audio
+   * plus some silence: faster on short clips but less accurate (see README). Selectable so eval can compare.
+   */
+  encoderWindow?: EncoderWindow;
 }
+
+export type EncoderWindow = 'fit' | 'full';
 
 /** What the engine needs to transcribe one recording (already validated and resolved). */
 export interface EngineRequest {

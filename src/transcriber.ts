@@ -4,7 +4,7 @@ import { WHISPER_LANGUAGES } from './api/languages';
 import { parseTranscriptionParams, type TranscriptionParams, type TranscriptionParamsInput } from './api/params';
 import { shapeTranscript, type Transcript } from './api/transcript';
 import { decodeAudio } from './audio/index';
-import type { BackendChoice, EngineConfig, EngineRequest, ModelName, ProgressEvent } from './engine-types';
+import type { BackendChoice, EncoderWindow, EngineConfig, EngineRequest, ModelName, ProgressEvent } from './engine-types';
 import { getPhrasesForBiasing } from './store/custom-models';
 import type { Engine, LoadedInfo } from '../worker/engine';
 
@@ -19,6 +19,8 @@ export interface TranscriberConfig {
   backend?: BackendChoice;
   /** WASM threads when cross-origin isolated (default min(4, cores)); always 1 otherwise. */
   numThreads?: number;
+  /** Encoder input: 'full' 30 s windows (default) or 'fit' (faster on short clips, less accurate). */
+  encoderWindow?: EncoderWindow;
   /** Custom model used for biasing when a request names none (a request's custom_model_id wins). */
   customModelId?: string;
   /** Model download progress (and transcription progress of every call). */
@@ -54,6 +56,7 @@ export class Transcriber {
       modelBaseUrl: new URL(options.modelBaseUrl ?? '/models/', here).href,
       wasmBaseUrl: new URL(options.wasmBaseUrl ?? '/ort/', here).href,
       backend: options.backend ?? 'auto',
+      encoderWindow: options.encoderWindow ?? 'full',
       ...(options.numThreads !== undefined ? { numThreads: options.numThreads } : {}),
     };
   }
@@ -144,6 +147,7 @@ export class Transcriber {
     if (p.phrases) return p.phrases;
     const id = p.custom_model_id ?? this.options.customModelId;
     if (!id) return [];
+    if (p.patterns) throw sessionRejected('patterns cannot be combined with a custom model (configured on the client)');
     const phrases = await getPhrasesForBiasing(id);
     if (!phrases) throw sessionRejected(`unknown custom_model_id '${id}'`);
     return phrases;

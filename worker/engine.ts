@@ -1,5 +1,5 @@
 import * as Comlink from 'comlink';
-import type { EngineConfig, EngineRequest, EngineResult, EngineSegment, ProgressEvent } from '../src/engine-types';
+import type { EncoderWindow, EngineConfig, EngineRequest, EngineResult, EngineSegment, ProgressEvent } from '../src/engine-types';
 import { decodeWindow, isSilence } from './decode-window';
 import { FULL_FRAMES, HOP, logMelSpectrogram, SAMPLE_RATE } from './mel';
 import { ModelFiles } from './model-files';
@@ -35,8 +35,12 @@ interface Loaded {
   info: LoadedInfo;
 }
 
-/** Encoder windows shorter than this many mel frames are padded up to it (Whisper degrades on very short context). */
+/**
+ * In 'fit' mode the encoder sees the window's audio, then at least TAIL_PAD_FRAMES of silence (Whisper was
+ * trained on padded windows and relies on seeing the speech end), and never fewer than MIN_MEL_FRAMES.
+ */
 const MIN_MEL_FRAMES = 1000;
+const TAIL_PAD_FRAMES = 300;
 
 /**
  * The engine that runs in the Web Worker: loads Whisper + Silero VAD once, then transcribes 16 kHz mono PCM.
@@ -46,8 +50,10 @@ export class Engine {
   private loaded: Promise<Loaded> | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly jobs = new Map<number, AbortController>();
+  private encoderWindow: EncoderWindow = 'full';
 
   load(config: EngineConfig, onProgress?: (e: ProgressEvent) => void): Promise<LoadedInfo> {
+    this.encoderWindow = config.encoderWindow ?? 'full';
     this.loaded ??= this.doLoad(config, onProgress).catch((err) => {
       this.loaded = null;
       throw err;
@@ -168,14 +174,15 @@ export class Engine {
     checkpoint: () => void,
   ): Promise<EngineSegment[]> {
     const samples = audio.subarray(window.startSample, window.endSample);
-    const melFrames = whisper.dynamicFrames
-      ? Math.min(FULL_FRAMES, Math.max(MIN_MEL_FRAMES, 2 * Math.ceil(samples.length / HOP / 2) + 2))
-      : FULL_FRAMES;
+    const melFrames =
+      this.encoderWindow === 'fit'
+        ? Math.min(FULL_FRAMES, 2 * Math.ceil(Math.max(MIN_MEL_FRAMES, samples.length / HOP + TAIL_PAD_FRAMES) / 2))
+        : FULL_FRAMES;
     const encoded = await whisper.encode(logMelSpectrogram(samples, melFrames), melFrames);
     try {
       checkpoint();
       const language = await this.pickLanguage(whisper, encoded, request.languages);
-      const gen = await decodeWindow(whisper, encoded, { language, wantAttention: false, checkpoint });
+      const gen = await decodeWindow(whisper, encoded, { language, wantAttention: false, checkpoint, audioSeconds: samples.length / SAMPLE_RATE });
       if (isSilence(gen)) return [];
       const offsetMs = (window.startSample / SAMPLE_RATE) * 1000;
       const windowSeconds = samples.length / SAMPLE_RATE;

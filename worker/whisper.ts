@@ -40,6 +40,8 @@ export interface GenerateOptions {
   /** Prompt tokens placed after <|startofprev|> (biasing, filler style); none when empty. */
   promptIds?: readonly number[];
   wantAttention: boolean;
+  /** Length of the real audio in the window; timestamps past it are not allowed. */
+  audioSeconds: number;
   maxTokens?: number;
   /** Called between decoder steps; throws to cancel. */
   checkpoint?: () => void;
@@ -106,7 +108,7 @@ export class WhisperModel {
     const prefix = opts.promptIds?.length ? [v.startOfPrev, ...opts.promptIds] : [];
     const prompt = [...prefix, v.sot, v.languageToken(opts.language), v.transcribe];
     const maxTokens = Math.min(opts.maxTokens ?? 224, 440 - prompt.length);
-    const maxTsIndex = Math.round(encoded.frames); // encoder frames are 20 ms, the timestamp step
+    const maxTsIndex = Math.min(encoded.frames, Math.ceil(opts.audioSeconds / 0.02));
     const tokens: GeneratedToken[] = [];
     const attention: Float32Array[] | null = opts.wantAttention ? [] : null;
 
@@ -128,7 +130,7 @@ export class WhisperModel {
       tokens.push({ id, logprob });
       generated.push(id);
       sumLogprob += logprob;
-      if (repeatsTail(generated)) break;
+      if (repeatsTail(generated) || closesAtEnd(generated, v, maxTsIndex)) break;
       step = await this.forward([id], step.past, encoded, opts.wantAttention);
       rowIndex = 0;
     }
@@ -246,6 +248,13 @@ function sample(logits: Float32Array, temperature: number, random: () => number)
     if (r <= 0) return i;
   }
   return argmax(logits);
+}
+
+/** A segment just closed at (or within 0.3 s of) the end of the audio: nothing is left to transcribe. */
+function closesAtEnd(ids: readonly number[], vocab: WhisperVocabulary, maxTsIndex: number): boolean {
+  const n = ids.length;
+  if (n < 2 || !vocab.isTimestamp(ids[n - 1]!) || vocab.isTimestamp(ids[n - 2]!)) return false;
+  return ids[n - 1]! - vocab.timestampBegin >= maxTsIndex - 15;
 }
 
 /** True when the tail of `ids` is one n-gram (n ≤ 8) repeated at least 4 times: a decoding loop. */
