@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVAL_DIR, ROOT } from '../../config/paths';
-import { decodingWindows, speechRegions, type SpeechRegion } from '../../worker/segment-speech';
+import {
+  decodingWindows,
+  SPEECH_REGION_DEFAULTS,
+  speechRegions,
+  type SpeechRegion,
+} from '../../worker/segment-speech';
 import { SileroVad, VAD_FRAME_SAMPLES } from '../../worker/vad';
 
 const SR = 16_000;
@@ -51,7 +56,7 @@ function concat(...parts: Float32Array[]): Float32Array {
 
 const covered = (regions: SpeechRegion[]): number => regions.reduce((n, r) => n + r.endSample - r.startSample, 0);
 
-describe('SileroVad (real model, onnxruntime-web wasm in node)', () => {
+describe('SileroVad (real model, onnxruntime-web wasm in node)', { timeout: 120_000 }, () => {
   let vad: SileroVad;
 
   beforeAll(async () => {
@@ -62,20 +67,15 @@ describe('SileroVad (real model, onnxruntime-web wasm in node)', () => {
     await vad.release();
   });
 
-  it('gives one probability per 512 samples, high on speech, and measures its speed', async () => {
+  it('gives one probability per 512 samples, high on speech', async () => {
     const audio = decode('en/jfk.flac');
     let lastProgress: [number, number] = [0, 0];
-    const t0 = performance.now();
     const probs = await vad.probabilities(audio, (done, total) => (lastProgress = [done, total]));
-    const wall = (performance.now() - t0) / 1000;
-    const speed = seconds(audio.length) / wall;
-    console.log(`VAD speed (node, 1 thread): ${speed.toFixed(0)} audio s per wall s on ${seconds(audio.length)} s`);
 
     expect(probs.length).toBe(Math.ceil(audio.length / VAD_FRAME_SAMPLES));
     expect(lastProgress).toEqual([probs.length, probs.length]);
     expect(Math.min(...probs)).toBeGreaterThanOrEqual(0);
     expect(Math.max(...probs)).toBeLessThanOrEqual(1);
-    expect(speed).toBeGreaterThan(5);
 
     const regions = speechRegions(probs, { totalSamples: audio.length });
     const bounds = energyBounds(audio);
@@ -121,17 +121,17 @@ describe('SileroVad (real model, onnxruntime-web wasm in node)', () => {
     const probs = await vad.probabilities(audio);
 
     // Unpadded, the region edges are the VAD's own estimate of where speech stops and resumes.
-    const bare = speechRegions(probs, { totalSamples: audio.length, padMs: 0 });
+    const bare = speechRegions(probs, { totalSamples: audio.length, padBeforeMs: 0, padAfterMs: 0 });
     expect(bare).toHaveLength(2);
     expect(Math.abs(seconds(bare[0]!.endSample - firstEnd))).toBeLessThanOrEqual(0.3);
     expect(Math.abs(seconds(bare[1]!.startSample - secondStart))).toBeLessThanOrEqual(0.3);
 
-    // The defaults add 200 ms of padding on each side and still keep the two apart.
+    // The default padding widens both regions and still keeps them apart.
     const padded = speechRegions(probs, { totalSamples: audio.length });
     expect(padded).toHaveLength(2);
-    const pad = 0.2 * SR;
-    expect(Math.abs(seconds(padded[0]!.endSample - (firstEnd + pad)))).toBeLessThanOrEqual(0.3);
-    expect(Math.abs(seconds(padded[1]!.startSample - (secondStart - pad)))).toBeLessThanOrEqual(0.3);
+    const { padBeforeMs, padAfterMs } = SPEECH_REGION_DEFAULTS;
+    expect(Math.abs(seconds(padded[0]!.endSample - firstEnd) - padAfterMs / 1000)).toBeLessThanOrEqual(0.3);
+    expect(Math.abs(seconds(secondStart - padded[1]!.startSample) - padBeforeMs / 1000)).toBeLessThanOrEqual(0.3);
   });
 
   it('cuts a 2-minute radio clip into windows of at most 30 s that cover the speech', async () => {
@@ -140,7 +140,11 @@ describe('SileroVad (real model, onnxruntime-web wasm in node)', () => {
     const t0 = performance.now();
     const probs = await vad.probabilities(audio);
     const wall = (performance.now() - t0) / 1000;
-    console.log(`VAD speed (node, 1 thread): ${(seconds(audio.length) / wall).toFixed(0)} audio s per wall s on ${seconds(audio.length).toFixed(1)} s`);
+    const speed = seconds(audio.length) / wall;
+    console.log(`VAD speed (node, 1 thread): ${speed.toFixed(0)} audio s per wall s on ${seconds(audio.length).toFixed(1)} s`);
+    // About 40-50x on an idle core here; only a gross regression (per-frame allocations,
+    // re-created sessions) would fall below real time, even on a loaded machine.
+    expect(speed).toBeGreaterThan(1);
 
     const regions = speechRegions(probs, { totalSamples: audio.length });
     const windows = decodingWindows(regions, probs, audio.length);
