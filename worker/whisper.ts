@@ -158,7 +158,9 @@ export class WhisperModel {
     const { ort, dims } = this;
     const feeds: Record<string, Tensor> = {
       input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, (x) => BigInt(x)), [1, ids.length]),
-      encoder_hidden_states: encoded.hidden,
+      // The cached branch reads cross-attention keys/values from the past, never the hidden states:
+      // a one-frame stand-in saves copying the whole encoder output into wasm memory at every step.
+      encoder_hidden_states: past ? this.hiddenStandIn(encoded) : encoded.hidden,
       use_cache_branch: new ort.Tensor('bool', new Uint8Array([past ? 1 : 0]), [1]),
     };
     const empty = new Float32Array(0);
@@ -180,6 +182,7 @@ export class WhisperModel {
     const out = await this.decoder.run(feeds, fetches);
     feeds['input_ids']!.dispose();
     feeds['use_cache_branch']!.dispose();
+    if (past) feeds['encoder_hidden_states']!.dispose();
 
     const next: Past = {};
     for (let l = 0; l < dims.layers; l++) {
@@ -194,6 +197,11 @@ export class WhisperModel {
     const attention = wantAttention ? this.alignmentRows(out, ids.length - 1) : null;
     for (const l of attnLayers) out[`cross_attentions.${l}`]!.dispose();
     return { logits: out['logits']!, past: next, attention };
+  }
+
+  private hiddenStandIn(encoded: EncodedWindow): Tensor {
+    const width = encoded.hidden.dims[2]!;
+    return new this.ort.Tensor('float32', new Float32Array(width), [1, 1, width]);
   }
 
   /** Alignment heads' cross-attention for one decoder position: [heads][frames] flattened. */
