@@ -1,0 +1,59 @@
+// `npm test`: type check, then unit (node), browser (Chromium) and end-to-end (Playwright) tests in turn.
+// Every stage runs even if an earlier one failed; the last line sums them up as "N passed, N failed".
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const reports = join('test-results', 'summary');
+mkdirSync(reports, { recursive: true });
+
+const stages = [
+  { name: 'typecheck', cmd: ['npx', 'tsc', '--noEmit', '-p', 'tsconfig.json'] },
+  { name: 'unit', cmd: vitest('unit'), report: join(reports, 'unit.json'), read: vitestCounts },
+  { name: 'browser', cmd: vitest('browser'), report: join(reports, 'browser.json'), read: vitestCounts },
+  {
+    name: 'e2e',
+    cmd: ['npx', 'playwright', 'test', '--reporter=list,json'],
+    env: { PLAYWRIGHT_JSON_OUTPUT_NAME: join(reports, 'e2e.json') },
+    report: join(reports, 'e2e.json'),
+    read: playwrightCounts,
+  },
+];
+
+function vitest(project) {
+  return ['npx', 'vitest', 'run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${join(reports, `${project}.json`)}`];
+}
+
+function vitestCounts(json) {
+  // A test file that fails to load has no failed test, only success: false.
+  const unloaded = json.success || json.numFailedTests > 0 ? 0 : 1;
+  return { passed: json.numPassedTests, failed: json.numFailedTests + unloaded };
+}
+
+function playwrightCounts(json) {
+  const s = json.stats ?? {};
+  return { passed: s.expected ?? 0, failed: (s.unexpected ?? 0) + (s.flaky ?? 0) };
+}
+
+let passed = 0;
+let failed = 0;
+let broken = false;
+for (const stage of stages) {
+  console.log(`\n=== ${stage.name}: ${stage.cmd.join(' ')}`);
+  const started = Date.now();
+  const run = spawnSync(stage.cmd[0], stage.cmd.slice(1), { stdio: 'inherit', env: { ...process.env, ...stage.env } });
+  const seconds = ((Date.now() - started) / 1000).toFixed(0);
+  if (run.status !== 0) broken = true;
+  if (stage.read && stage.report && existsSync(stage.report)) {
+    const counts = stage.read(JSON.parse(readFileSync(stage.report, 'utf8')));
+    passed += counts.passed;
+    failed += counts.failed;
+    console.log(`=== ${stage.name}: ${counts.passed} passed, ${counts.failed} failed in ${seconds} s (exit ${run.status})`);
+  } else {
+    if (run.status !== 0) failed += 1;
+    console.log(`=== ${stage.name}: exit ${run.status} in ${seconds} s`);
+  }
+}
+if (broken && failed === 0) failed = 1;
+console.log(`\n${passed} passed, ${failed} failed`);
+process.exit(broken ? 1 : 0);
