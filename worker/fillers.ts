@@ -1,0 +1,112 @@
+import type { EngineWord } from '../src/engine-types';
+import { NO_SPACE_LANGUAGES } from './words';
+
+/*
+ * Filler words per language, compared with repeated letters collapsed ("ummm" and "umm" are "um").
+ * Only sounds that are never a word of the language are listed: "er" is German for "he", "um" is
+ * Portuguese for "one", "em" Portuguese for "in"; "ah", "oh", "uh-huh" and Japanese "え?" carry meaning
+ * and stay. "mhm" is dropped with the hums, as Whisper's own English normaliser does.
+ */
+/** Hums (hm, hmm, mm, mhm) in any Latin-script language: no language uses them as a word. */
+const HUM = /^(h+m+|m{2,}|m+h+m+)$/;
+const FILLERS: Record<string, readonly string[]> = {
+  en: ['um', 'uh', 'uhm', 'er', 'erm'],
+  de: ['äh', 'ähm', 'öh', 'öhm', 'eh', 'ehm'],
+  nl: ['uh', 'uhm', 'eh', 'ehm'],
+  fr: ['euh', 'heu', 'hum'],
+  es: ['eh', 'ehm', 'em'],
+  it: ['eh', 'ehm', 'uhm'],
+  pt: ['hã', 'ãh', 'ahn', 'hum'],
+  pl: ['y', 'e', 'em', 'ehm'],
+  ru: ['э', 'эм', 'хм', 'м'],
+  zh: ['嗯', '呃'],
+  ja: ['えー', 'えと', 'えっと', 'ええと', 'えーと', 'あのー', 'うーん', 'んー'],
+  ko: ['음', '으음'],
+};
+
+/** Lowercase, without surrounding punctuation. */
+function bare(text: string): string {
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/^[\p{P}\p{S}\s]+|[\p{P}\p{S}\s]+$/gu, '');
+}
+
+/** Runs of one letter collapsed ("ummm" is "um"); Japanese ー is a letter here too. */
+const collapse = (text: string): string => text.replace(/([\p{L}ー])\1+/gu, '$1');
+
+export function isFiller(text: string, language: string): boolean {
+  const raw = bare(text);
+  if (raw === '') return false;
+  if (HUM.test(raw)) return true;
+  const n = collapse(raw);
+  return (FILLERS[language] ?? []).some((f) => collapse(f) === n);
+}
+
+const SENTENCE_END = /[.!?。！？]$/;
+
+/**
+ * Drops filler words (`isFiller`) from `words`. A filler's sentence-final mark moves to the word before
+ * when that word has none ("so uh." → "so."), and a sentence that began with a capitalised filler
+ * starts with a capital again ("Um, so" → "So"). In languages without spaces, runs of up to three
+ * units are tried, since the tokenizer may cut a filler like えーと into pieces.
+ */
+export function removeFillers(words: readonly EngineWord[], language: string): EngineWord[] {
+  const out: EngineWord[] = [];
+  const span = NO_SPACE_LANGUAGES.has(language) ? 3 : 1;
+  let capitaliseNext = false;
+  for (let i = 0; i < words.length; ) {
+    let k = 0;
+    for (let len = Math.min(span, words.length - i); len >= 1 && k === 0; len--) {
+      const joined = words.slice(i, i + len).map((w) => w.text).join(NO_SPACE_LANGUAGES.has(language) ? '' : ' ');
+      if (isFiller(joined, language)) k = len;
+    }
+    if (k === 0) {
+      const w = words[i]!;
+      out.push(capitaliseNext ? { ...w, text: capitalise(w.text) } : w);
+      capitaliseNext = false;
+      i++;
+      continue;
+    }
+    const removed = words.slice(i, i + k);
+    const first = removed[0]!.text;
+    const last = removed[removed.length - 1]!.text;
+    const prev = out[out.length - 1];
+    const mark = last.match(/[.!?。！？]+$/)?.[0];
+    if (mark && prev && !/[\p{P}]$/u.test(prev.text)) out[out.length - 1] = { ...prev, text: prev.text + mark };
+    const startsSentence = prev === undefined || SENTENCE_END.test(prev.text) || mark !== undefined;
+    if (startsSentence && /^\p{Lu}/u.test(first)) capitaliseNext = true;
+    else if (mark) capitaliseNext = true;
+    i += k;
+  }
+  return out;
+}
+
+function capitalise(text: string): string {
+  const m = text.match(/^(\P{L}*)(\p{L})/u);
+  return m ? m[1]! + m[2]!.toUpperCase() + text.slice(m[0].length) : text;
+}
+
+/** Segment text rebuilt from its words, as the language writes them. */
+export function joinWords(words: readonly EngineWord[], language: string): string {
+  return words.map((w) => w.text).join(NO_SPACE_LANGUAGES.has(language) ? '' : ' ');
+}
+
+/*
+ * Whisper leaves out disfluencies unless its context shows them: a previous-text prompt written with
+ * fillers steers it to keep them (the prompting technique in OpenAI's Whisper guide). Languages without
+ * a prompt here get no prompt, i.e. the model's own behaviour.
+ */
+const VERBATIM_PROMPTS: Record<string, string> = {
+  en: 'Umm, let me think like, hmm... Okay, here\'s what I\'m, uh, thinking.',
+  de: 'Ähm, also, ich denke, äh, dass wir, hm, das so machen.',
+  fr: 'Euh, alors, je pense que, euh, on va, hum, le faire.',
+  es: 'Eh, bueno, creo que, em, vamos a, eh, hacerlo.',
+  it: 'Ehm, allora, penso che, eh, lo faremo, ehm, così.',
+  pt: 'Hã, então, eu acho que, hum, a gente vai, hã, fazer isso.',
+  nl: 'Uhm, nou, ik denk dat, eh, we het, uh, zo doen.',
+};
+
+export function verbatimPrompt(language: string): string | null {
+  return VERBATIM_PROMPTS[language] ?? null;
+}
