@@ -1,0 +1,71 @@
+/**
+ * whisper-tiny (or base) in Node through onnxruntime-web's wasm build: the same WhisperModel,
+ * vocabulary, mel front end and decode loop as the worker, for biasing measurements without a browser.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import * as ort from 'onnxruntime-web/wasm';
+import { ROOT } from '../../config/paths';
+import { decodeWindow } from '../../worker/decode-window';
+import { FULL_FRAMES, logMelSpectrogram, SAMPLE_RATE } from '../../worker/mel';
+import { patchWhisperEncoder } from '../../worker/onnx-graph';
+import { WhisperVocabulary, type GenerationConfig } from '../../worker/tokenizer';
+import { WhisperModel, type EncodedWindow, type GenerateOptions } from '../../worker/whisper';
+
+export async function loadNodeWhisper(model = 'whisper-tiny'): Promise<WhisperModel> {
+  const dir = resolve(ROOT, 'public/models', model);
+  const json = <T>(f: string): T => JSON.parse(readFileSync(`${dir}/${f}`, 'utf8')) as T;
+  const generation = json<GenerationConfig>('generation_config.json');
+  const vocab = new WhisperVocabulary(json('tokenizer.json'), json('tokenizer_config.json'), generation);
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.wasmPaths = `${resolve(ROOT, 'node_modules/onnxruntime-web/dist')}/`;
+  ort.env.logLevel = 'error';
+  const encoder = patchWhisperEncoder(readFileSync(`${dir}/onnx/encoder_model_quantized.onnx`), { dynamicFrames: true });
+  const decoder = readFileSync(`${dir}/onnx/decoder_model_merged_quantized.onnx`);
+  return WhisperModel.create(
+    ort,
+    encoder,
+    decoder,
+    vocab,
+    generation,
+    json('config.json'),
+    { executionProviders: ['wasm'], graphOptimizationLevel: 'all' },
+    true,
+  );
+}
+
+/** Any audio file ffmpeg reads, as 16 kHz mono float PCM. */
+export function readAudio(path: string): Float32Array {
+  const raw = execFileSync('ffmpeg', ['-v', 'error', '-i', path, '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 'f32le', '-'], {
+    maxBuffer: 1 << 28,
+  });
+  return new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4).slice();
+}
+
+export interface ClipDecodeOptions {
+  adjustLogits?: GenerateOptions['adjustLogits'];
+  promptIds?: readonly number[];
+}
+
+/** Encodes a clip of at most 30 s once; decode() then runs the engine's decode loop with the given hooks. */
+export async function encodeClip(model: WhisperModel, audio: Float32Array): Promise<{ encoded: EncodedWindow; seconds: number }> {
+  const clip = audio.subarray(0, SAMPLE_RATE * 30);
+  const encoded = await model.encode(logMelSpectrogram(clip, FULL_FRAMES), FULL_FRAMES);
+  return { encoded, seconds: clip.length / SAMPLE_RATE };
+}
+
+export async function decodeClip(
+  model: WhisperModel,
+  clip: { encoded: EncodedWindow; seconds: number },
+  opts: ClipDecodeOptions,
+): Promise<string> {
+  const gen = await decodeWindow(model, clip.encoded, {
+    language: 'en',
+    wantAttention: false,
+    audioSeconds: clip.seconds,
+    ...(opts.adjustLogits ? { adjustLogits: opts.adjustLogits } : {}),
+    ...(opts.promptIds ? { promptIds: opts.promptIds } : {}),
+  });
+  return model.vocab.decode(gen.tokens.map((t) => t.id)).trim();
+}
