@@ -36,6 +36,8 @@ export interface EngineRequest {
   /** Parsed alphanumeric patterns (vendor-notes syntax); empty when none. */
   patterns: string[];
   fillerMode: FillerMode;
+  /** Align words to the audio with cross-attention (costs attention outputs on every decoder step). */
+  wantWordTimes: boolean;
   diarize: boolean;
   maxSpeakers: number | null;
 }

@@ -96,6 +96,7 @@ export class Transcriber {
       biasStrength: p.bias_strength,
       patterns: p.patterns ?? [],
       fillerMode: p.filler_mode,
+      wantWordTimes: p.include_words || p.include_timestamps,
       diarize: p.diarize,
       maxSpeakers: p.max_speakers,
     };

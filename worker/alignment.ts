@@ -131,16 +131,36 @@ export function enforceSpans<T extends Span>(spans: readonly T[], lo: number, hi
   return spans.map((s, i) => ({ ...s, startMs: starts[i]!, endMs: ends[i]! }));
 }
 
+/** Twice the median word length, at most 1.4 s: longer words are suspected of holding a pause. */
+export function maxWordMs(words: readonly Span[]): number {
+  const durations = words.map((w) => w.endMs - w.startMs).filter((d) => d > 0).sort((a, b) => a - b);
+  if (durations.length === 0) return Infinity;
+  return 2 * Math.min(700, durations[durations.length >> 1]!);
+}
+
 /**
- * OpenAI's guard against words that absorb a pause: a word longer than `maxMs` that ends a sentence
- * or a segment is cut to `maxMs` from its start; the first word of a segment is cut from its end.
- * `maxMs` is twice the median word length, at most 1.4 s.
+ * Cuts the non-speech that DTW gave a long word (one over maxWordMs) at either edge: leading and
+ * trailing VAD frames (`speech[k]` for [k*frameMs, (k+1)*frameMs)) below `threshold` are removed,
+ * keeping at least `minMs`. Attention says little about where a word sits inside a pause; the VAD does.
+ */
+export function trimToSpeech<T extends Span>(words: readonly T[], speech: Float32Array, frameMs: number, threshold: number, minMs = FRAME_MS): T[] {
+  const maxMs = maxWordMs(words);
+  const quiet = (ms: number) => (speech[Math.floor(ms / frameMs)] ?? 0) < threshold;
+  return words.map((w) => {
+    if (w.endMs - w.startMs <= maxMs) return w;
+    let { startMs, endMs } = w;
+    while (endMs - startMs > minMs && quiet(startMs)) startMs = Math.min(endMs - minMs, (Math.floor(startMs / frameMs) + 1) * frameMs);
+    while (endMs - startMs > minMs && quiet(endMs - 1)) endMs = Math.max(startMs + minMs, Math.floor((endMs - 1) / frameMs) * frameMs);
+    return { ...w, startMs, endMs };
+  });
+}
+
+/**
+ * OpenAI's guard against words that absorb a pause: a word longer than maxWordMs that ends a sentence
+ * or a segment is cut to that length from its start; the first word of a segment is cut from its end.
  */
 export function capLongWords<T extends Span & { text: string }>(words: readonly T[], segmentStarts: ReadonlySet<number>): T[] {
-  const durations = words.map((w) => w.endMs - w.startMs).filter((d) => d > 0).sort((a, b) => a - b);
-  if (durations.length === 0) return [...words];
-  const median = Math.min(700, durations[durations.length >> 1]!);
-  const maxMs = 2 * median;
+  const maxMs = maxWordMs(words);
   return words.map((w, i) => {
     if (w.endMs - w.startMs <= maxMs) return w;
     const endsSentence = /[.!?。！？]$/.test(w.text) || i === words.length - 1 || segmentStarts.has(i + 1);

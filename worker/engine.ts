@@ -5,11 +5,14 @@ import { FULL_FRAMES, HOP, logMelSpectrogram, SAMPLE_RATE } from './mel';
 import { ModelFiles } from './model-files';
 import { patchWhisperEncoder } from './onnx-graph';
 import { loadRuntime, sessionOptions, type Backend, type Ort } from './runtime';
-import { decodingWindows, speechRegions, type DecodingWindow } from './segment-speech';
+import { decodingWindows, SPEECH_REGION_DEFAULTS, speechRegions, type DecodingWindow } from './segment-speech';
 import { splitAtTimestamps, spreadTokenTimes } from './segments';
+import { capLongWords, enforceSpans, FRAME_MS, tokenFrames, trimToSpeech } from './alignment';
+import { joinWords, removeFillers, verbatimPrompt } from './fillers';
+import { mostLikely, splitByLanguage, type LanguagePlan } from './language';
 import { WhisperVocabulary, type GenerationConfig } from './tokenizer';
-import { SileroVad } from './vad';
-import { WhisperModel } from './whisper';
+import { SileroVad, VAD_FRAME_SAMPLES } from './vad';
+import { WhisperModel, type Generation } from './whisper';
 import { wordsFromTokens } from './words';
 
 export class CancelledError extends Error {
@@ -159,63 +162,127 @@ export class Engine {
     const segments: EngineSegment[] = [];
     for (const window of windows) {
       checkpoint();
-      segments.push(...(await this.transcribeWindow(loaded.whisper, audio, window, request, checkpoint)));
+      for (const plan of await this.planLanguages(loaded.whisper, audio, window, request.languages)) {
+        checkpoint();
+        segments.push(...(await this.transcribeWindow(loaded.whisper, audio, probs, plan, request, checkpoint)));
+      }
       onProgress?.({ stage: 'transcribe', processedMs: (window.endSample / SAMPLE_RATE) * 1000, totalMs });
     }
     onProgress?.({ stage: 'transcribe', processedMs: totalMs, totalMs });
     return { durationMs: totalMs, segments, model: loaded.info.model, backend: loaded.backend };
   }
 
-  private async transcribeWindow(
+  /**
+   * Language per utterance: a forced code applies everywhere; a window of one utterance is identified
+   * from the encoding its decoding needs anyway (no extra cost); a window of several utterances gets one
+   * short encoder pass per utterance and is cut into runs of one language, each decoded on its own.
+   */
+  private async planLanguages(
     whisper: WhisperModel,
     audio: Float32Array,
     window: DecodingWindow,
+    candidates: string[] | null,
+  ): Promise<LanguagePlan[]> {
+    if (candidates?.length === 1) return [{ window, language: candidates[0]! }];
+    if (window.regions.length === 1) return [{ window, language: null }];
+    const languages: string[] = [];
+    for (const region of window.regions) {
+      const samples = audio.subarray(region.startSample, region.endSample);
+      const melFrames = fitFrames(samples.length);
+      const encoded = await whisper.encode(logMelSpectrogram(samples, melFrames), melFrames);
+      try {
+        languages.push(mostLikely(await whisper.detectLanguage(encoded, candidates)));
+      } finally {
+        encoded.hidden.dispose();
+      }
+    }
+    return splitByLanguage(window, languages);
+  }
+
+  private async transcribeWindow(
+    whisper: WhisperModel,
+    audio: Float32Array,
+    speech: Float32Array,
+    plan: LanguagePlan,
     request: EngineRequest,
     checkpoint: () => void,
   ): Promise<EngineSegment[]> {
+    const { window } = plan;
     const samples = audio.subarray(window.startSample, window.endSample);
-    const melFrames =
-      this.encoderWindow === 'fit'
-        ? Math.min(FULL_FRAMES, 2 * Math.ceil(Math.max(MIN_MEL_FRAMES, samples.length / HOP + TAIL_PAD_FRAMES) / 2))
-        : FULL_FRAMES;
+    const melFrames = this.encoderWindow === 'fit' ? fitFrames(samples.length) : FULL_FRAMES;
     const encoded = await whisper.encode(logMelSpectrogram(samples, melFrames), melFrames);
     try {
       checkpoint();
-      const language = await this.pickLanguage(whisper, encoded, request.languages);
-      const gen = await decodeWindow(whisper, encoded, { language, wantAttention: false, checkpoint, audioSeconds: samples.length / SAMPLE_RATE });
+      const language = plan.language ?? mostLikely(await whisper.detectLanguage(encoded, request.languages));
+      const prompt = request.fillerMode === 'verbatim' ? verbatimPrompt(language) : null;
+      const gen = await decodeWindow(whisper, encoded, {
+        language,
+        wantAttention: request.wantWordTimes,
+        checkpoint,
+        audioSeconds: samples.length / SAMPLE_RATE,
+        ...(prompt ? { promptIds: whisper.vocab.encode(` ${prompt}`) } : {}),
+      });
       if (isSilence(gen)) return [];
       const offsetMs = (window.startSample / SAMPLE_RATE) * 1000;
-      const windowSeconds = samples.length / SAMPLE_RATE;
       const endMs = (window.endSample / SAMPLE_RATE) * 1000;
-      return splitAtTimestamps(gen.tokens, whisper.vocab, windowSeconds).flatMap((seg) => {
-        const tokens = spreadTokenTimes(seg, whisper.vocab, offsetMs).map((t) => ({ ...t, endMs: Math.min(t.endMs, endMs) }));
-        const text = whisper.vocab.decode(seg.tokens.map((t) => t.id)).trim();
-        if (!text) return [];
-        return [
-          {
-            startMs: offsetMs + seg.start * 1000,
-            endMs: Math.min(endMs, offsetMs + seg.end * 1000),
-            text,
-            language,
-            speaker: 0,
-            tokens,
-            words: wordsFromTokens(tokens, (ids) => whisper.vocab.decode(ids)),
-          },
-        ];
-      });
+      const aligned = gen.attention ? alignedTimes(gen, encoded.frames, samples.length, offsetMs) : null;
+      const decode = (ids: number[]) => whisper.vocab.decode(ids);
+      const segments: EngineSegment[] = [];
+      for (const seg of splitAtTimestamps(gen.tokens, whisper.vocab, samples.length / SAMPLE_RATE)) {
+        const tokens = aligned
+          ? seg.tokens.map((t) => ({ id: t.id, text: decode([t.id]), ...aligned.get(t)!, probability: Math.exp(t.logprob) }))
+          : spreadTokenTimes(seg, whisper.vocab, offsetMs).map((t) => ({ ...t, endMs: Math.min(t.endMs, endMs) }));
+        let text = decode(seg.tokens.map((t) => t.id)).trim();
+        let words = wordsFromTokens(tokens, decode, 0, language);
+        if (request.fillerMode === 'clean') {
+          const kept = removeFillers(words, language);
+          if (kept.length !== words.length) [words, text] = [kept, joinWords(kept, language)];
+        }
+        if (!text) continue;
+        const startMs = offsetMs + seg.start * 1000;
+        segments.push({ startMs, endMs: Math.max(startMs, Math.min(endMs, offsetMs + seg.end * 1000)), text, language, speaker: 0, tokens, words });
+      }
+      return aligned ? fitWordTimes(segments, speech, offsetMs, endMs) : segments;
     } finally {
       encoded.hidden.dispose();
     }
   }
+}
 
-  private async pickLanguage(whisper: WhisperModel, encoded: Awaited<ReturnType<WhisperModel['encode']>>, candidates: string[] | null) {
-    if (candidates && candidates.length === 1) return candidates[0]!;
-    const probs = await whisper.detectLanguage(encoded, candidates);
-    let best = '';
-    let bestP = -1;
-    for (const [code, p] of probs) if (p > bestP) [best, bestP] = [code, p];
-    return best;
+/** 'fit' encoder input for `samples` of audio (see MIN_MEL_FRAMES). */
+function fitFrames(samples: number): number {
+  return Math.min(FULL_FRAMES, 2 * Math.ceil(Math.max(MIN_MEL_FRAMES, samples / HOP + TAIL_PAD_FRAMES) / 2));
+}
+
+/** Absolute times of a window's generated tokens from cross-attention DTW. */
+function alignedTimes(gen: Generation, encoderFrames: number, windowSamples: number, offsetMs: number) {
+  const audioFrames = Math.ceil(windowSamples / SAMPLE_RATE / (FRAME_MS / 1000));
+  const frames = tokenFrames(gen.tokens.length, gen.attention!, encoderFrames, audioFrames);
+  return new Map(gen.tokens.map((t, i) => [t, { startMs: offsetMs + frames[i]![0] * FRAME_MS, endMs: offsetMs + frames[i]![1] * FRAME_MS }]));
+}
+
+/**
+ * Word times of a window made presentable: pauses that long words absorbed cut by the VAD's speech
+ * probabilities `speech`, long words at sentence and segment edges trimmed, then monotonic, inside the
+ * window and never zero-length; segments span their words.
+ */
+function fitWordTimes(segments: EngineSegment[], speech: Float32Array, lo: number, hi: number): EngineSegment[] {
+  const all = segments.flatMap((s) => s.words);
+  const firsts = new Set<number>();
+  let n = 0;
+  for (const s of segments) {
+    firsts.add(n);
+    n += s.words.length;
   }
+  const vadFrameMs = (VAD_FRAME_SAMPLES / SAMPLE_RATE) * 1000;
+  const trimmed = trimToSpeech(all, speech, vadFrameMs, SPEECH_REGION_DEFAULTS.offsetThreshold);
+  const fixed = enforceSpans(capLongWords(trimmed, firsts), lo, hi);
+  let k = 0;
+  return segments.map((s) => {
+    const words = fixed.slice(k, (k += s.words.length));
+    if (words.length === 0) return s;
+    return { ...s, words, startMs: words[0]!.startMs, endMs: words[words.length - 1]!.endMs };
+  });
 }
 
 Comlink.expose(new Engine());
