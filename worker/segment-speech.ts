@@ -44,6 +44,13 @@ export interface DecodingWindowOptions {
   maxWindowSamples?: number;
   /** A silence longer than this between two regions starts a new window even when both would fit. */
   maxGapSamples?: number;
+  /**
+   * When a region longer than the maximum is split: the price of one more piece, in units of
+   * mean speech probability at the cut (see splitLong).
+   */
+  extraWindowCost?: number;
+  /** No piece of a split region is shorter than this (capped at a quarter of the maximum). */
+  minPieceSamples?: number;
   frameSamples?: number;
 }
 
@@ -78,10 +85,16 @@ export const SPEECH_REGION_DEFAULTS: Readonly<Required<Omit<SpeechRegionOptions,
  * - maxWindowSamples 30 s at 16 kHz: the encoder's fixed input length.
  * - maxGapSamples 5 s: Whisper tends to hallucinate ("Thank you.", repeated lines) over long
  *   silence inside a window, so a long pause ends the window even if the next speech would fit.
+ * - extraWindowCost 0.5: an extra encoder pass is worth avoiding a cut through a word.
+ * - minPieceSamples 2 s: region edges are padding and score as pauses; without a minimum a split
+ *   would cut there and leave a sliver of silence (which Whisper fills with a hallucination) as
+ *   a piece of its own.
  */
 export const DECODING_WINDOW_DEFAULTS: Readonly<Required<DecodingWindowOptions>> = {
   maxWindowSamples: 30 * 16_000,
   maxGapSamples: 5 * 16_000,
+  extraWindowCost: 0.5,
+  minPieceSamples: 2 * 16_000,
   frameSamples: 512,
 };
 
@@ -137,7 +150,7 @@ export function speechRegions(probs: Float32Array, opts: SpeechRegionOptions = {
 
 /**
  * Groups regions into windows of at most `maxWindowSamples`, cut only in the silence between
- * regions; a region longer than the maximum is first split at its least speech-like frame.
+ * regions; a region longer than the maximum is first split at its least speech-like frames.
  * Windows are sorted, disjoint, clamped to [0, totalSamples) and hold no leading/trailing silence.
  */
 export function decodingWindows(
@@ -151,7 +164,7 @@ export function decodingWindows(
 
   const pieces: SpeechRegion[] = [];
   for (const region of normalise(regions, totalSamples)) {
-    for (const piece of splitLong(region, probs, o.maxWindowSamples, o.frameSamples)) pieces.push(piece);
+    for (const piece of splitLong(region, probs, o)) pieces.push(piece);
   }
 
   const windows: DecodingWindow[] = [];
@@ -194,33 +207,73 @@ function normalise(regions: readonly SpeechRegion[], totalSamples: number): Spee
 const PAUSE_HALF_WIDTH = 2;
 
 /**
- * Splits a region into pieces of at most `max` samples. Each cut goes to the middle of the frame
- * where the probability, averaged over 160 ms, is lowest within the second half of the allowed
- * span: a pause between words or phrases rather than a one-frame dip inside a word, and pieces
- * that stay long. Ties go to the later frame.
+ * Splits a region longer than `max` into pieces of at most `max` samples, cutting in the middle
+ * of frames. The cuts minimise (sum of the cut frames' pause scores) + extraCost * (number of
+ * cuts): with the default cost of 0.5, one more piece is worth it only to trade a mid-word cut
+ * (score ~0.9) for real pauses. Exact, by dynamic programming with a sliding-window minimum:
+ * O(frames in the region). Among equal costs the earlier pieces are made as long as possible.
  */
-function splitLong(region: SpeechRegion, probs: Float32Array, max: number, frameSamples: number): SpeechRegion[] {
-  const pieces: SpeechRegion[] = [];
-  let start = region.startSample;
-  while (region.endSample - start > max) {
-    const lo = start + Math.floor(max / 2);
-    const hi = start + max; // a cut at hi keeps the piece exactly at the maximum
-    let cut = hi;
-    let best = Infinity;
-    const firstFrame = Math.ceil((lo - frameSamples / 2) / frameSamples);
-    const lastFrame = Math.floor((hi - frameSamples / 2) / frameSamples);
-    for (let f = firstFrame; f <= lastFrame; f++) {
-      const score = pauseScore(probs, f);
-      if (score <= best) {
-        best = score;
-        cut = f * frameSamples + frameSamples / 2;
-      }
+function splitLong(
+  region: SpeechRegion,
+  probs: Float32Array,
+  o: Required<DecodingWindowOptions>,
+): SpeechRegion[] {
+  const { maxWindowSamples: max, frameSamples } = o;
+  const { startSample: start, endSample: end } = region;
+  if (end - start <= max) return [region];
+
+  // Candidate cuts: frame centres at least minPiece from both ends; node 0 is the region start,
+  // the last node the region end.
+  const minPiece = Math.min(o.minPieceSamples, Math.floor(max / 4));
+  const firstFrame = Math.ceil((start + minPiece - frameSamples / 2) / frameSamples);
+  const lastFrame = Math.floor((end - minPiece - frameSamples / 2) / frameSamples);
+  const count = Math.max(0, lastFrame - firstFrame + 1);
+  const positions = new Float64Array(count + 2);
+  const cost = new Float64Array(count + 2).fill(Infinity);
+  const previous = new Int32Array(count + 2).fill(-1);
+  positions[0] = start;
+  for (let k = 1; k <= count; k++) positions[k] = (firstFrame + k - 1) * frameSamples + frameSamples / 2;
+  positions[count + 1] = end;
+  cost[0] = 0;
+
+  // Deque of node indices whose costs increase from front to back; equal costs keep the later node.
+  const deque = new Int32Array(count + 2);
+  let head = 0;
+  let tail = 0;
+  deque[tail++] = 0;
+  for (let j = 1; j <= count + 1; j++) {
+    const pos = positions[j]!;
+    while (head < tail && pos - positions[deque[head]!]! > max) head++;
+    if (head < tail) {
+      const from = deque[head]!;
+      const own = j === count + 1 ? 0 : pauseScore(probs, firstFrame + j - 1) + o.extraWindowCost;
+      cost[j] = cost[from]! + own;
+      previous[j] = from;
     }
-    cut = Math.min(hi, Math.max(lo, cut));
-    pieces.push({ startSample: start, endSample: cut });
-    start = cut;
+    if (cost[j] === Infinity) continue;
+    while (head < tail && cost[deque[tail - 1]!]! >= cost[j]!) tail--;
+    deque[tail++] = j;
   }
-  pieces.push({ startSample: start, endSample: region.endSample });
+  if (previous[count + 1]! < 0) return hardCuts(region, max); // unreachable while max >= one frame
+
+  const cuts: number[] = [];
+  for (let j = previous[count + 1]!; j > 0; j = previous[j]!) cuts.push(positions[j]!);
+  cuts.reverse();
+  const pieces: SpeechRegion[] = [];
+  let from = start;
+  for (const cut of cuts) {
+    pieces.push({ startSample: from, endSample: cut });
+    from = cut;
+  }
+  pieces.push({ startSample: from, endSample: end });
+  return pieces;
+}
+
+function hardCuts(region: SpeechRegion, max: number): SpeechRegion[] {
+  const pieces: SpeechRegion[] = [];
+  for (let from = region.startSample; from < region.endSample; from += max) {
+    pieces.push({ startSample: from, endSample: Math.min(region.endSample, from + max) });
+  }
   return pieces;
 }
 
