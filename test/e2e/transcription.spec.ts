@@ -126,3 +126,133 @@ test.describe('with whisper-tiny', () => {
     expect(res.text).toBe(js);
   });
 });
+
+test.describe('with whisper-tiny, all flags', () => {
+  test('200 with every parameter set; diarize gives segments with per-segment fields (rules 2 and 3)', async ({ app }) => {
+    const query = new URLSearchParams({
+      encoding: 'auto',
+      sample_rate: '16000',
+      channels: '1',
+      language: 'en',
+      phrases: 'ten of clubs,clubs',
+      bias_strength: '0.5',
+      include_timestamps: 'true',
+      include_words: 'true',
+      include_language: 'true',
+      include_confidence: 'true',
+      diarize: 'true',
+      max_speakers: '2',
+      filler_mode: 'clean',
+    }).toString();
+    const res = await call(app, `${URL_}?${query}`, { headers: AUTH, bodyFrom: CLIP });
+    expect(res.status, res.text).toBe(200);
+    const body = res.json as { segments: Record<string, unknown>[] } & Record<string, unknown>;
+    expect(Object.keys(body).sort()).toEqual(['duration_ms', 'segments', 'start_ms', 'text']);
+    expect(body.segments.length).toBeGreaterThan(0);
+    for (const seg of body.segments) {
+      expect(Object.keys(seg).sort()).toEqual(['duration_ms', 'language', 'speaker_id', 'start_ms', 'text', 'words']);
+      for (const w of seg.words as Record<string, number>[]) {
+        expect(w.confidence).toBeGreaterThan(0);
+        expect(w.confidence).toBeLessThanOrEqual(1);
+      }
+    }
+    const js = await app.evaluate(([clip, q]) => window.e2e.transcribeJs(clip, q), [CLIP, query] as const);
+    expect(res.text).toBe(js);
+  });
+
+  test('200 with a custom model (diarized: rule 2), and with patterns on raw pcm_s16le', async ({ app }) => {
+    const created = await call(app, '/v1/custom-model', {
+      headers: AUTH,
+      json: { name: 'cards', description: 'playing cards', phrases: ['ten of clubs', 'queen of clubs'] },
+    });
+    const id = (created.json as { id: string }).id;
+    const diarized = await call(app, `${URL_}?custom_model_id=${id}&diarize=true`, { headers: AUTH, bodyFrom: CLIP });
+    expect(diarized.status, diarized.text).toBe(200);
+    const body = diarized.json as { text: string; segments: object[] };
+    expect(Object.keys(body)).toEqual(['text', 'segments']);
+    for (const seg of body.segments) expect(Object.keys(seg).sort()).toEqual(['speaker_id', 'text']);
+    const raw = await call(app, `${URL_}?encoding=pcm_s16le&sample_rate=16000&patterns=[A-Z]{2}[0-9]{3}`, {
+      headers: AUTH,
+      bodyFrom: CLIP,
+    });
+    expect(raw.status, raw.text).toBe(200);
+    expect(Object.keys(raw.json as object)).toEqual(['text']);
+  });
+
+  test('400 invalid_audio for bytes that are not audio', async ({ app }) => {
+    const res = await call(app, URL_, { headers: AUTH, body: 'this is plainly not an audio file '.repeat(20) });
+    expectProblem(res, 400, 'invalid_audio');
+  });
+
+  test('credit: debited by the audio duration after success, then 402; the rejection debits nothing', async ({ app }) => {
+    await app.evaluate(() => window.e2e.setLimits({ creditSeconds: 1 }));
+    expect((await call(app, URL_, { headers: AUTH, bodyFrom: CLIP })).status).toBe(200);
+    const used = (await app.evaluate(() => window.e2e.getUsage())).usedSeconds;
+    expect(used).toBeGreaterThan(1.0);
+    expect(used).toBeLessThan(1.2); // the clip is 1.095 s
+    expectProblem(await call(app, URL_, { headers: AUTH, bodyFrom: CLIP }), 402, 'session_rejected');
+    expect((await app.evaluate(() => window.e2e.getUsage())).usedSeconds).toBe(used);
+  });
+
+  test('429 session_rejected over the concurrency limit', async ({ app }) => {
+    await app.evaluate(() => window.e2e.setLimits({ maxConcurrent: 1 }));
+    const statuses = await app.evaluate(
+      async ([url, clip]) => {
+        const bytes = await (await fetch(clip)).arrayBuffer();
+        const send = () =>
+          fetch(url, { method: 'POST', headers: { Authorization: 'ApiKey e2e-test-key-0123456789abcdef' }, body: bytes.slice(0) }).then(
+            async (r) => ({ status: r.status, body: await r.json() }),
+          );
+        return Promise.all([send(), send()]);
+      },
+      [URL_, CLIP] as const,
+    );
+    const sorted = statuses.sort((a, b) => a.status - b.status);
+    expect(sorted.map((s) => s.status)).toEqual([200, 429]);
+    expect(sorted[1]!.body).toMatchObject({ status: 429, code: 'session_rejected' });
+  });
+
+  test('500 internal_server_error when the engine crashes mid-request', async ({ app }) => {
+    const before = await app.evaluate(() => window.e2e.jobsStarted);
+    const pending = call(app, URL_, { headers: AUTH, bodyFrom: '/__eval/en/jfk.flac' });
+    await expect.poll(() => app.evaluate(() => window.e2e.jobsStarted)).toBeGreaterThan(before);
+    await app.evaluate(() => window.e2e.crashEngine());
+    expectProblem(await pending, 500, 'internal_server_error');
+    // The engine restarts on the next call.
+    expect((await call(app, URL_, { headers: AUTH, bodyFrom: CLIP })).status).toBe(200);
+  });
+});
+
+test.describe('pages going away', () => {
+  test('a host page that reloads mid-request fails that request fast and does not wedge later ones', async ({ context }) => {
+    const host = await context.newPage();
+    await openApp(host);
+    await resetOrigin(host);
+    await host.evaluate(() => window.e2e.setLimits({ maxConcurrent: 1 }));
+    const client = await context.newPage();
+    await openApp(client, '?engine=0');
+    const pending = call(client, URL_, { headers: AUTH, bodyFrom: '/__eval/en/jfk.flac' });
+    await expect.poll(() => host.evaluate(() => window.e2e.jobsStarted)).toBe(1);
+    const started = Date.now();
+    await host.reload();
+    const res = await pending;
+    expectProblem(res, 503, 'internal_server_error');
+    expect((res.json as { detail: string }).detail).toMatch(/closed or reloaded/);
+    expect(Date.now() - started).toBeLessThan(5000);
+    await openApp(host);
+    expect((await call(client, URL_, { headers: AUTH, bodyFrom: CLIP })).status).toBe(200);
+  });
+
+  test('a page that reloads while its own request runs does not leave the slot taken', async ({ page }) => {
+    await openApp(page);
+    await resetOrigin(page);
+    await page.evaluate(() => window.e2e.setLimits({ maxConcurrent: 1 }));
+    void call(page, URL_, { headers: AUTH, bodyFrom: '/__eval/en/jfk.flac' }).catch(() => undefined);
+    await expect.poll(() => page.evaluate(() => window.e2e.jobsStarted)).toBe(1);
+    await page.reload();
+    await openApp(page);
+    await page.waitForTimeout(1500);
+    const res = await call(page, URL_, { headers: AUTH, bodyFrom: CLIP });
+    expect(res.status, res.text).toBe(200);
+  });
+});

@@ -23,7 +23,8 @@ export default defineConfig({
   root: `${ROOT}/test/e2e/app`,
   publicDir: `${ROOT}/public`,
   plugins: [serviceWorkerAtRoot(), evalData()],
-  server: { headers: ISOLATION_HEADERS, fs: { allow: [ROOT] }, strictPort: true },
+  // No HMR and no file watching: other edits to the checkout must not reload pages mid-test.
+  server: { headers: ISOLATION_HEADERS, fs: { allow: [ROOT] }, strictPort: true, hmr: false, watch: null },
   worker: { format: 'es' },
   // Pre-bundle every dependency the page, the service worker and the engine worker import, so the dev
   // server never re-optimizes (and reloads the page) in the middle of a test.
