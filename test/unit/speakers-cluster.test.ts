@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import { averageLinkage, clusterSpeakers, cutTree, similarityMatrix } from '../../worker/speakers/cluster';
+import { seeded } from '../../scripts/seeded-random';
+
+const DIMS = 64;
+
+function gaussian(rand: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+}
+
+function unit(v: Float32Array): Float32Array {
+  const n = Math.hypot(...v);
+  return v.map((x) => x / n);
+}
+
+/** `counts[i]` points around centre i (cosine to the centre ≈ 1/sqrt(1+noise²·DIMS)), in the given order of centres. */
+function synthetic(order: number[], counts: number[], noise: number, seed: number): Float32Array[] {
+  const rand = seeded(seed);
+  const centres = counts.map(() => unit(Float32Array.from({ length: DIMS }, () => gaussian(rand))));
+  const left = counts.slice();
+  const out: Float32Array[] = [];
+  for (const c of order) {
+    if (left[c]! <= 0) continue;
+    left[c]!--;
+    out.push(unit(centres[c]!.map((x) => x + noise * gaussian(rand))));
+  }
+  return out;
+}
+
+/** A turn-taking order: runs of 3-6 points per speaker. */
+function turnOrder(counts: number[], seed: number): number[] {
+  const rand = seeded(seed);
+  const left = counts.slice();
+  const order: number[] = [];
+  let s = 0;
+  while (left.some((n) => n > 0)) {
+    const run = 3 + Math.floor(rand() * 4);
+    for (let i = 0; i < run && left[s]! > 0; i++, left[s]!--) order.push(s);
+    s = (s + 1 + Math.floor(rand() * (counts.length - 1))) % counts.length;
+  }
+  return order;
+}
+
+/** True when two labelings agree up to renaming. */
+function samePartition(a: number[], b: number[]): boolean {
+  const map = new Map<number, number>();
+  const back = new Map<number, number>();
+  return a.every((x, i) => {
+    const y = b[i]!;
+    if ((map.has(x) && map.get(x) !== y) || (back.has(y) && back.get(y) !== x)) return false;
+    map.set(x, y);
+    back.set(y, x);
+    return true;
+  });
+}
+
+function truthLabels(order: number[], counts: number[]): number[] {
+  const left = counts.slice();
+  return order.filter((c) => left[c]! > 0 && left[c]!-- > 0);
+}
+
+describe('averageLinkage', () => {
+  it('matches naive average-linkage agglomeration on random points', () => {
+    const rand = seeded(3);
+    const n = 25;
+    const vectors = Array.from({ length: n }, () => unit(Float32Array.from({ length: 8 }, () => gaussian(rand))));
+    const sim = similarityMatrix(vectors);
+    const fast = averageLinkage(sim, n).map((m) => m.similarity);
+    // naive: clusters as member lists, merge the pair with the highest mean pairwise similarity
+    let clusters = Array.from({ length: n }, (_, i) => [i]);
+    const naive: number[] = [];
+    while (clusters.length > 1) {
+      let best = [-1, -1, -Infinity] as [number, number, number];
+      for (let i = 0; i < clusters.length; i++) {
+        for (let j = i + 1; j < clusters.length; j++) {
+          let s = 0;
+          for (const a of clusters[i]!) for (const b of clusters[j]!) s += sim[a * n + b]!;
+          s /= clusters[i]!.length * clusters[j]!.length;
+          if (s > best[2]) best = [i, j, s];
+        }
+      }
+      naive.push(best[2]);
+      const merged = [...clusters[best[0]]!, ...clusters[best[1]]!];
+      clusters = clusters.filter((_, k) => k !== best[0] && k !== best[1]).concat([merged]);
+    }
+    expect(fast).toHaveLength(n - 1);
+    fast.forEach((s, i) => expect(s).toBeCloseTo(naive[i]!, 9));
+  });
+
+  it('cutTree gives k clusters labelled in order of first appearance', () => {
+    const vectors = synthetic([0, 0, 1, 1, 2, 2, 0], [3, 2, 2], 0.05, 1);
+    const sim = similarityMatrix(vectors);
+    const labels = cutTree(averageLinkage(sim, vectors.length), vectors.length, 3);
+    expect(labels).toEqual([0, 0, 1, 1, 2, 2, 0]);
+  });
+});
+
+describe('clusterSpeakers', () => {
+  it.each([2, 3, 4])('finds %i well-separated speakers with no bound, labels in order of first appearance', (k) => {
+    const counts = Array.from({ length: k }, (_, i) => 12 + 4 * i);
+    const order = turnOrder(counts, 10 + k);
+    const vectors = synthetic(order, counts, 0.12, 20 + k);
+    const labels = clusterSpeakers(vectors, { maxSpeakers: null });
+    expect(Math.max(...labels) + 1).toBe(k);
+    expect(samePartition(labels, truthLabels(order, counts))).toBe(true);
+    expect(labels[0]).toBe(0);
+    labels.forEach((l, i) => expect(l).toBeLessThanOrEqual(Math.max(-1, ...labels.slice(0, i)) + 1));
+  });
+
+  it('keeps one speaker when all points come from one', () => {
+    const vectors = synthetic(new Array(40).fill(0), [40], 0.12, 5);
+    expect(new Set(clusterSpeakers(vectors, { maxSpeakers: null }))).toEqual(new Set([0]));
+  });
+
+  it('max_speakers = 1 gives one speaker even for three clear ones', () => {
+    const counts = [10, 10, 10];
+    const vectors = synthetic(turnOrder(counts, 2), counts, 0.1, 6);
+    expect(clusterSpeakers(vectors, { maxSpeakers: 1 }).every((l) => l === 0)).toBe(true);
+  });
+
+  it('max_speakers is an upper bound: 3 speakers under a bound of 2 give 2, the two closest merged', () => {
+    const counts = [15, 15, 15];
+    const order = turnOrder(counts, 4);
+    const vectors = synthetic(order, counts, 0.1, 8);
+    // pull speaker 2 towards speaker 1 so the expected merge is unambiguous
+    const truth = truthLabels(order, counts);
+    const c1 = unit(vectors.filter((_, i) => truth[i] === 1).reduce((a, v) => a.map((x, d) => x + v[d]!), new Float32Array(DIMS)));
+    const pulled = vectors.map((v, i) => (truth[i] === 2 ? unit(v.map((x, d) => x + 1.2 * c1[d]!)) : v));
+    const labels = clusterSpeakers(pulled, { maxSpeakers: 2 });
+    expect(Math.max(...labels) + 1).toBe(2);
+    const merged = truth.map((t) => (t === 2 ? 1 : t));
+    expect(samePartition(labels, merged)).toBe(true);
+  });
+
+  it('absorbs a tiny outlier cluster instead of counting it as a speaker', () => {
+    const counts = [20, 20, 2];
+    const order = [...turnOrder([20, 20], 9).slice(0, 20), 2, 2, ...turnOrder([20, 20], 9).slice(20)];
+    const vectors = synthetic(order, counts, 0.1, 11);
+    const labels = clusterSpeakers(vectors, { maxSpeakers: null });
+    expect(Math.max(...labels) + 1).toBe(2);
+  });
+});

@@ -1,0 +1,188 @@
+/**
+ * Speaker clustering of unit-length embeddings: average-linkage agglomerative clustering on cosine
+ * similarity, a speaker count chosen by the silhouette (or given as an upper bound), and tiny clusters
+ * absorbed into their nearest real speaker.
+ */
+
+export interface Merge {
+  /** A leaf of each of the two clusters merged. */
+  a: number;
+  b: number;
+  /** Average cosine similarity between the two clusters. */
+  similarity: number;
+}
+
+/** Cosine similarity matrix (the vectors are unit length), row-major N×N. */
+export function similarityMatrix(vectors: readonly Float32Array[]): Float64Array {
+  const n = vectors.length;
+  const sim = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) {
+    const x = vectors[i]!;
+    sim[i * n + i] = 1;
+    for (let j = i + 1; j < n; j++) {
+      const y = vectors[j]!;
+      let dot = 0;
+      for (let d = 0; d < x.length; d++) dot += x[d]! * y[d]!;
+      sim[i * n + j] = dot;
+      sim[j * n + i] = dot;
+    }
+  }
+  return sim;
+}
+
+/**
+ * Average-linkage merges, most similar first (nearest-neighbour chain: O(N²) time, so an hour of
+ * speech, ~5000 embeddings, stays practical). `sim` is not modified.
+ */
+export function averageLinkage(sim: Float64Array, n: number): Merge[] {
+  const s = sim.slice();
+  const size = new Array<number>(n).fill(1);
+  const active = new Set<number>(Array.from({ length: n }, (_, i) => i));
+  const merges: Merge[] = [];
+  const chain: number[] = [];
+  while (active.size > 1) {
+    if (chain.length === 0) chain.push(active.values().next().value!);
+    const a = chain[chain.length - 1]!;
+    const prev = chain.length >= 2 ? chain[chain.length - 2]! : -1;
+    let best = prev;
+    let bestSim = prev >= 0 ? s[a * n + prev]! : -Infinity;
+    for (const x of active) {
+      if (x !== a && s[a * n + x]! > bestSim) {
+        best = x;
+        bestSim = s[a * n + x]!;
+      }
+    }
+    if (best !== prev) {
+      chain.push(best);
+      continue;
+    }
+    chain.length -= 2;
+    merges.push({ a, b: prev, similarity: bestSim });
+    // Lance-Williams update for average linkage; the merged cluster lives on in slot `a`.
+    const na = size[a]!;
+    const nb = size[prev]!;
+    active.delete(prev);
+    for (const x of active) {
+      if (x === a) continue;
+      const v = (na * s[a * n + x]! + nb * s[prev * n + x]!) / (na + nb);
+      s[a * n + x] = v;
+      s[x * n + a] = v;
+    }
+    size[a] = na + nb;
+  }
+  return merges.sort((p, q) => q.similarity - p.similarity);
+}
+
+/** Labels 0..k-1 (in order of first leaf) after applying the first n-k merges. */
+export function cutTree(merges: readonly Merge[], n: number, k: number): number[] {
+  const parent = Array.from({ length: n }, (_, i) => i);
+  const root = (i: number): number => {
+    while (parent[i] !== i) i = parent[i] = parent[parent[i]!]!;
+    return i;
+  };
+  for (const m of merges.slice(0, Math.max(0, n - k))) parent[root(m.a)] = root(m.b);
+  return relabel(Array.from({ length: n }, (_, i) => root(i)));
+}
+
+/** Renames labels to 0, 1, ... in order of first appearance. */
+export function relabel(labels: readonly number[]): number[] {
+  const names = new Map<number, number>();
+  return labels.map((l) => {
+    if (!names.has(l)) names.set(l, names.size);
+    return names.get(l)!;
+  });
+}
+
+/** Mean silhouette with cosine distance (1 - similarity); 0 when there is one cluster. */
+export function silhouette(sim: Float64Array, n: number, labels: readonly number[]): number {
+  const k = Math.max(...labels) + 1;
+  if (k < 2) return 0;
+  const counts = new Array<number>(k).fill(0);
+  for (const l of labels) counts[l]!++;
+  let total = 0;
+  const sums = new Float64Array(k);
+  for (let i = 0; i < n; i++) {
+    sums.fill(0);
+    for (let j = 0; j < n; j++) if (j !== i) sums[labels[j]!]! += 1 - sim[i * n + j]!;
+    const own = labels[i]!;
+    if (counts[own]! < 2) continue; // a singleton's silhouette is 0 by convention
+    const a = sums[own]! / (counts[own]! - 1);
+    let b = Infinity;
+    for (let c = 0; c < k; c++) if (c !== own && counts[c]! > 0) b = Math.min(b, sums[c]! / counts[c]!);
+    total += (b - a) / Math.max(a, b);
+  }
+  return total / n;
+}
+
+/**
+ * Merges every cluster holding less than `minShare` of the points (and fewer than `minPoints`) into the
+ * cluster it is most similar to on average; returns labels renamed in order of first appearance.
+ */
+export function absorbTiny(sim: Float64Array, n: number, labels: readonly number[], minShare: number, minPoints: number): number[] {
+  const out = labels.slice();
+  for (;;) {
+    const k = Math.max(...out) + 1;
+    const counts = new Array<number>(k).fill(0);
+    for (const l of out) counts[l]!++;
+    const big = counts.map((c) => c >= minPoints || c >= minShare * n);
+    if (big.every(Boolean) || !big.some(Boolean)) return relabel(out);
+    // the smallest tiny cluster first, so absorption order does not depend on label numbers
+    const tiny = counts.reduce((best, c, l) => (!big[l] && (best < 0 || c < counts[best]!) ? l : best), -1);
+    let target = -1;
+    let targetSim = -Infinity;
+    for (let c = 0; c < k; c++) {
+      if (!big[c]) continue;
+      let acc = 0;
+      for (let i = 0; i < n; i++) if (out[i] === tiny) for (let j = 0; j < n; j++) if (out[j] === c) acc += sim[i * n + j]!;
+      const avg = acc / (counts[tiny]! * counts[c]!);
+      if (avg > targetSim) [target, targetSim] = [c, avg];
+    }
+    for (let i = 0; i < n; i++) if (out[i] === tiny) out[i] = target;
+    const renamed = relabel(out);
+    out.splice(0, n, ...renamed);
+  }
+}
+
+export interface ClusterOptions {
+  /** Upper bound on the count (1 gives one speaker); null decides automatically up to `autoMaxSpeakers`. */
+  maxSpeakers: number | null;
+  autoMaxSpeakers: number;
+  /** One speaker unless the best silhouette of k ≥ 2 reaches this. */
+  minSilhouette: number;
+  /** Clusters below this share of the embeddings (and below `minPoints`) are not speakers. */
+  minShare: number;
+  minPoints: number;
+}
+
+export const CLUSTER_DEFAULTS: Readonly<ClusterOptions> = {
+  maxSpeakers: null,
+  autoMaxSpeakers: 8,
+  minSilhouette: 0.1,
+  minShare: 0.1,
+  minPoints: 4,
+};
+
+/** Speaker label for each embedding, 0-indexed in order of first appearance. */
+export function clusterSpeakers(vectors: readonly Float32Array[], options: Partial<ClusterOptions> = {}): number[] {
+  const o = { ...CLUSTER_DEFAULTS, ...options };
+  const n = vectors.length;
+  if (n === 0) return [];
+  const bound = Math.min(n, o.maxSpeakers ?? o.autoMaxSpeakers);
+  if (bound <= 1 || n < 3) return new Array<number>(n).fill(0);
+  const sim = similarityMatrix(vectors);
+  const merges = averageLinkage(sim, n);
+  let best = new Array<number>(n).fill(0);
+  let bestScore = o.minSilhouette;
+  const seen = new Set<string>();
+  // Cut deeper than the bound too: tiny clusters absorbed, a finer cut may hold `bound` real speakers.
+  for (let k = 2; k <= Math.min(n, bound + 4); k++) {
+    const labels = absorbTiny(sim, n, cutTree(merges, n, k), o.minShare, o.minPoints);
+    const count = Math.max(...labels) + 1;
+    const key = labels.join(',');
+    if (count < 2 || count > bound || seen.has(key)) continue;
+    seen.add(key);
+    const score = silhouette(sim, n, labels);
+    if (score > bestScore) [best, bestScore] = [labels, score];
+  }
+  return best;
+}
