@@ -93,6 +93,30 @@ describe('SileroVad (real model, onnxruntime-web wasm in node)', { timeout: 120_
     expect(Array.from(b)).toEqual(Array.from(a));
   });
 
+  it('stops when aborted, reports progress in order, and stays usable', async () => {
+    const audio = decode('en/jfk.flac');
+    const reference = await vad.probabilities(audio);
+    const controller = new AbortController();
+    const seen: number[] = [];
+    const run = vad.probabilities(
+      audio,
+      (done, total) => {
+        seen.push(done);
+        expect(total).toBe(Math.ceil(audio.length / VAD_FRAME_SAMPLES));
+        if (done >= 64) controller.abort();
+      },
+      controller.signal,
+    );
+    await expect(run).rejects.toMatchObject({ name: 'AbortError' });
+    expect(seen).toEqual([32, 64]);
+    await expect(vad.probabilities(audio, undefined, AbortSignal.abort())).rejects.toMatchObject({ name: 'AbortError' });
+    // A concurrent call is refused rather than corrupting the shared recurrent state.
+    const first = vad.probabilities(audio);
+    await expect(vad.probabilities(audio)).rejects.toThrow(/already running/);
+    // The aborted run left no trace in the recurrent state.
+    expect(Array.from(await first)).toEqual(Array.from(reference));
+  });
+
   it('finds no speech in 10 s of digital silence', async () => {
     const probs = await vad.probabilities(new Float32Array(10 * SR));
     expect(speechRegions(probs)).toEqual([]);
