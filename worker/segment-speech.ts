@@ -64,7 +64,7 @@ export interface DecodingWindowOptions {
  *   that rise slowly (the radio clip's "Winamax..." scores 0.2-0.4 for a second before 0.5).
  * - minSpeechMs 250: drops isolated clicks and breaths; no transcribable word is shorter.
  * - minSilenceMs 300: the pause between phrases, not between words. With the padding below,
- *   regions stay apart only across pauses longer than about 1.7 s; shorter pauses are left to
+ *   regions stay apart only across pauses longer than 1.4 s; shorter pauses are left to
  *   decodingWindows, which cuts long regions at their lowest-probability stretches.
  * - padBeforeMs 1000: v5 turns on late when speech starts under music (0.1-0.9 s late at the
  *   radio clip's four such onsets even after reaching back, judged against Whisper's word
