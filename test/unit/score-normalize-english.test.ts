@@ -22,7 +22,7 @@ describe('English normaliser', () => {
     expect(normalize("I won't, they're here, we'll see, I've, I'm, isn't")).toBe(
       'i will not they are here we will see i have i am is not',
     );
-    expect(normalize('He’s gone and can’t stay, I'd say')).toBe('hes gone and can not stay id say');
+    expect(normalize('He’s gone and can’t stay, I’d say')).toBe('hes gone and can not stay id say');
     expect(normalize("at five o'clock, 'quoted'")).toBe('at 5 oclock quoted');
   });
 
