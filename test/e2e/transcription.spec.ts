@@ -184,6 +184,16 @@ test.describe('with whisper-tiny, all flags', () => {
     expectProblem(res, 400, 'invalid_audio');
   });
 
+  test('a restarted service worker finds the host page again (it forgot it when stopped)', async ({ app }) => {
+    const cdp = await app.context().newCDPSession(app);
+    await cdp.send('ServiceWorker.enable');
+    await cdp.send('ServiceWorker.stopAllWorkers');
+    const res = await call(app, URL_, { headers: AUTH, body: 'still not audio '.repeat(20) });
+    // invalid_audio comes from the engine page, so the job reached it (no host would give 503).
+    expectProblem(res, 400, 'invalid_audio');
+    await cdp.detach();
+  });
+
   test('credit: debited by the audio duration after success, then 402; the rejection debits nothing', async ({ app }) => {
     await app.evaluate(() => window.e2e.setLimits({ creditSeconds: 1 }));
     expect((await call(app, URL_, { headers: AUTH, bodyFrom: CLIP })).status).toBe(200);
