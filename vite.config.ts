@@ -1,12 +1,12 @@
 import { defineConfig } from 'vite';
-import { evalData, ISOLATION_HEADERS } from './config/vite-plugins';
+import { evalData, ISOLATION_HEADERS, serviceWorkerAtRoot } from './config/vite-plugins';
 import { ROOT } from './config/paths';
 
 // Serves and builds the demo (demo/index.html). Models and onnxruntime's wasm come from public/.
 export default defineConfig({
   root: 'demo',
   publicDir: `${ROOT}/public`,
-  plugins: [evalData()],
+  plugins: [serviceWorkerAtRoot(), evalData()],
   server: { headers: ISOLATION_HEADERS, fs: { allow: [ROOT] }, port: 5173 },
   preview: { headers: ISOLATION_HEADERS, port: 4173 },
   worker: { format: 'es' },

@@ -1,7 +1,7 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { extname, join, normalize } from 'node:path';
 import type { Connect, Plugin } from 'vite';
-import { EVAL_DIR, FIXTURES_DIR, SPEAKERS_DIR } from './paths';
+import { EVAL_DIR, FIXTURES_DIR, ROOT, SPEAKERS_DIR } from './paths';
 
 /** Cross-origin isolation, so onnxruntime-web can use WASM threads (SharedArrayBuffer). */
 export const ISOLATION_HEADERS = {
@@ -59,6 +59,23 @@ export function evalData(): Plugin {
     },
     configurePreviewServer(server) {
       for (const [prefix, dir] of ROUTES) server.middlewares.use(serveDir(prefix, dir));
+    },
+  };
+}
+
+/**
+ * Serves the /v1 service worker source at /sw.js (the origin root, so its scope covers /v1/) in dev.
+ * Vite transforms it like any module; Chromium runs it as a module service worker with static imports.
+ * Builds use the self-contained dist/sw.js from src/sw/vite.config.ts instead.
+ */
+export function serviceWorkerAtRoot(): Plugin {
+  return {
+    name: 'localscribe-service-worker-at-root',
+    configureServer(server) {
+      server.middlewares.use((req, _res, next) => {
+        if ((req.url ?? '').split('?')[0] === '/sw.js') req.url = `/@fs${ROOT}/src/sw/service-worker.ts`;
+        next();
+      });
     },
   };
 }

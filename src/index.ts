@@ -5,3 +5,16 @@ export type { TranscriptionParams, TranscriptionParamsInput } from './api/params
 export type { Transcript } from './api/transcript';
 export { AUDIO_ENCODINGS, type AudioEncoding } from './audio/index';
 export type { ModelName, BackendChoice, ProgressEvent } from './engine-types';
+export {
+  registerLocalApi,
+  provisionApiKey,
+  listApiKeys,
+  revokeApiKey,
+  getLimits,
+  setLimits,
+  resetLimits,
+  DEFAULT_LIMITS,
+  getUsage,
+  resetUsage,
+} from './register';
+export type { LocalApi, RegisterLocalApiOptions } from './register';

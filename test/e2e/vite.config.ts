@@ -1,22 +1,6 @@
-import { defineConfig, type Plugin } from 'vite';
+import { defineConfig } from 'vite';
 import { ROOT } from '../../config/paths';
-import { evalData, ISOLATION_HEADERS } from '../../config/vite-plugins';
-
-/**
- * Serves the /v1 service worker source at /sw.js (the origin root, so its scope covers /v1/). Vite
- * transforms it like any module; Chromium runs it as a module service worker with static imports.
- */
-function serviceWorkerAtRoot(): Plugin {
-  return {
-    name: 'e2e-service-worker-at-root',
-    configureServer(server) {
-      server.middlewares.use((req, _res, next) => {
-        if ((req.url ?? '').split('?')[0] === '/sw.js') req.url = `/@fs${ROOT}/src/sw/service-worker.ts`;
-        next();
-      });
-    },
-  };
-}
+import { evalData, ISOLATION_HEADERS, serviceWorkerAtRoot } from '../../config/vite-plugins';
 
 // The e2e app (test/e2e/app) for the Playwright suite: one page that hosts the engine and exposes helpers.
 export default defineConfig({
