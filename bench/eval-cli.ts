@@ -1,7 +1,7 @@
 import { parseArgs } from './lib/args';
 import { useEvalDir } from './lib/eval-dir';
 
-const USAGE = `npm run eval [-- --data DIR --model NAME[,NAME] --params QUERY --out FILE --folders LIST --threads N --timeout S]
+const USAGE = `npm run eval [-- --data DIR --model NAME[,NAME] --params QUERY --out FILE --folders LIST --threads N --timeout S --candidates N]
   Transcribes every clip of the manifests under DIR (en/ multi/ diar/ bias/ long/) with this library
   in headless Chromium and prints WER (CER for zh/ja/ko) per folder and the real-time factor.
   --data    evaluation set laid out like ../shared/eval (default: STS_EVAL_DIR or ../shared/eval)
@@ -11,13 +11,16 @@ const USAGE = `npm run eval [-- --data DIR --model NAME[,NAME] --params QUERY --
   --out     JSON file: one entry per clip and model {folder, file, transcript, wall_ms, audio_ms, model}
   --folders only these folders (default: all present)
   --threads WASM threads (default: the library's choice)
-  --timeout seconds per clip (default: 60 + 4 x the clip's duration)`;
+  --timeout seconds per clip (default: 60 + 4 x the clip's duration)
+  --candidates N  adds language=<the clip's language and N-1 others> (language ID among candidates)
+  Transcripts with language, words or confidence also get language-ID accuracy, word-timing sanity and
+  accuracy per confidence band.`;
 
 /** Parsed options (and STS_EVAL_DIR set from --data), or the exit code when there is nothing to run. */
 export function parseOptions(argv: string[]): Map<string, string> | number {
   let options: Map<string, string>;
   try {
-    options = parseArgs(argv, ['data', 'model', 'params', 'out', 'folders', 'threads', 'timeout'], ['help']);
+    options = parseArgs(argv, ['data', 'model', 'params', 'out', 'folders', 'threads', 'timeout', 'candidates'], ['help']);
   } catch (error) {
     console.error(`${(error as Error).message}\n\n${USAGE}`);
     return 2;

@@ -8,6 +8,7 @@ import { EVAL_FOLDERS, loadClips, type Clip } from './manifest';
 import { runSide, type ClipRun, type SideRun } from './run-side';
 import { startBenchServer } from './server';
 import { byFolder, containsRequired, scoreRun, summarize } from './summary';
+import { candidatesFor, printWordsAndLanguage } from './words-language-report';
 import { fixed, formatTable, megabytes, percent, seconds, snippet } from './table';
 
 /** One line of the --out file: the contract of issue #2 ({folder, file, transcript, wall_ms, audio_ms}), plus the model. */
@@ -39,7 +40,10 @@ export async function runEval(options: Map<string, string>): Promise<number> {
     console.error(`no manifest.json with clips under ${evalDir} (folders ${folders.join(', ')})`);
     return 1;
   }
-  const paramsFor = (clip: Clip): string => query ?? (clip.folder === 'en' ? 'language=en' : '');
+  const candidates = options.has('candidates') ? Number(options.get('candidates')) : null;
+  const baseParams = (clip: Clip): string => query ?? (clip.folder === 'en' ? 'language=en' : '');
+  const paramsFor = (clip: Clip): string =>
+    candidates ? [baseParams(clip), `language=${candidatesFor(clip, candidates, clips.indexOf(clip)).join(',')}`].filter(Boolean).join('&') : baseParams(clip);
   const scorer = createScorer(loadSpellings(ROOT));
   console.log(`eval: ${clips.length} clips from ${evalDir}; models ${models.join(', ')}`);
 
@@ -79,7 +83,10 @@ export async function runEval(options: Map<string, string>): Promise<number> {
   } finally {
     await server.close();
   }
-  for (const run of runs) printTable(run, scorer);
+  for (const run of runs) {
+    printTable(run, scorer);
+    printWordsAndLanguage(run);
+  }
   if (out) console.log(`\nwrote ${entries.length} entries to ${out}`);
   return runs.some((r) => r.load === null) ? 1 : 0;
 }
