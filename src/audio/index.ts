@@ -36,7 +36,7 @@ const RAW: Partial<Record<AudioEncoding, SampleFormat>> = { pcm_s16le: 's16', mu
 
 const AUTO_LIST = 'WAV, FLAC, MP3, Ogg (Opus, Vorbis), WebM/Matroska, MP4/M4A/MOV/3GP and ADTS AAC';
 
-function decodeRaw(bytes: Uint8Array, format: SampleFormat, { sampleRate, channels }: DecodeOptions): Float32Array {
+async function decodeRaw(bytes: Uint8Array, format: SampleFormat, { sampleRate, channels }: DecodeOptions): Promise<Float32Array> {
   if (!Number.isInteger(channels) || channels < 1 || channels > 10) {
     throw invalidParam(`channels must be an integer from 1 to 10, got ${channels}`);
   }
@@ -52,14 +52,14 @@ function decodeRaw(bytes: Uint8Array, format: SampleFormat, { sampleRate, channe
         `(${channels} channel${channels > 1 ? 's' : ''} of ${width} byte${width > 1 ? 's' : ''})`,
     );
   }
-  return resample(interleavedSource(bytes, format, channels, sampleRate), TARGET_RATE);
+  return await resample(interleavedSource(bytes, format, channels, sampleRate), TARGET_RATE);
 }
 
-function decodeWav(bytes: Uint8Array): Float32Array {
+async function decodeWav(bytes: Uint8Array): Promise<Float32Array> {
   const wav = parseWav(bytes);
   const data = bytes.subarray(wav.dataOffset, wav.dataOffset + wav.dataLength);
   if (data.byteLength === 0) throw invalidAudio('the WAV file holds no samples');
-  return resample(interleavedSource(data, wav.format, wav.channels, wav.sampleRate), TARGET_RATE);
+  return await resample(interleavedSource(data, wav.format, wav.channels, wav.sampleRate), TARGET_RATE);
 }
 
 function hex(bytes: Uint8Array): string {
@@ -69,6 +69,27 @@ function hex(bytes: Uint8Array): string {
 function rejectUnrecognised(found: Sniffed, bytes: Uint8Array): never {
   if (found.kind === 'unsupported') throw invalidAudio(`${found.label} is not a supported format; encoding=auto recognises ${AUTO_LIST}`);
   throw invalidAudio(`unrecognised audio format (first bytes ${hex(bytes)}); encoding=auto recognises ${AUTO_LIST}`);
+}
+
+/**
+ * The decoded channels are the one full-length copy: average them into channel 0, resample channel
+ * 0 onto itself, then keep only the first part of its buffer (ArrayBuffer.prototype.transfer,
+ * where it exists; a view otherwise). Nothing else of hour-long size is allocated.
+ */
+async function downmixAndResampleInPlace(buffer: AudioBuffer): Promise<Float32Array> {
+  const channels = channelsOf(buffer);
+  const mono = channels[0]!;
+  if (channels.length > 1) planarSource(channels, buffer.sampleRate).read(0, mono);
+  const out = await resample(planarSource([mono], buffer.sampleRate), TARGET_RATE, { into: mono });
+  const backing = mono.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer };
+  if (out.byteOffset === 0 && typeof backing.transfer === 'function') {
+    try {
+      return new Float32Array(backing.transfer(out.byteLength));
+    } catch {
+      // A non-detachable buffer: fall through to the view.
+    }
+  }
+  return out;
 }
 
 /**
@@ -106,5 +127,5 @@ export async function decodeAudio(bytes: ArrayBuffer, options: DecodeOptions): P
   }
   if (buffer.length === 0) throw invalidAudio(`the ${found.label} file holds no audio`);
   checkAfterDecode(expected, buffer.duration);
-  return resample(planarSource(channelsOf(buffer), buffer.sampleRate), TARGET_RATE);
+  return downmixAndResampleInPlace(buffer);
 }

@@ -105,12 +105,38 @@ export function resampledLength(inLength: number, inRate: number, outRate: numbe
   return Math.round((inLength * outRate) / inRate);
 }
 
-/** Resamples `source` to `outRate`, pulling it in blocks; the result is the only full-length copy. */
-export function resample(source: MonoSource, outRate: number): Float32Array {
+/** Lets the page breathe during a long conversion (an hour of audio takes seconds). */
+const YIELD_MS = 40;
+const breathe = () => new Promise<void>((r) => setTimeout(r, 0));
+
+export interface ResampleOptions {
+  /**
+   * Write the output here instead of a new array; it may be the very array `source` reads from.
+   * That is safe when downsampling by enough that, after the first block, the input a block reads
+   * starts at or beyond the last output written (checked: throws otherwise). Each block copies its
+   * input to scratch before writing. Must hold `resampledLength(...)` samples.
+   */
+  into?: Float32Array;
+}
+
+/**
+ * Resamples `source` to `outRate`, pulling it in blocks, so the output is the only full-length
+ * buffer it creates (none with `into`). Yields to the event loop every few tens of milliseconds.
+ */
+export async function resample(source: MonoSource, outRate: number, options: ResampleOptions = {}): Promise<Float32Array> {
   const inRate = source.sampleRate;
+  const outLength = resampledLength(source.length, inRate, outRate);
+  if (options.into && options.into.length < outLength) throw new Error('resample: `into` is too short');
+  const out = options.into ? options.into.subarray(0, outLength) : new Float32Array(outLength);
+  let lastYield = performance.now();
   if (inRate === outRate) {
-    const out = new Float32Array(source.length);
-    for (let s = 0; s < out.length; s += BLOCK) source.read(s, out.subarray(s, Math.min(s + BLOCK, out.length)));
+    for (let s = 0; s < out.length; s += BLOCK) {
+      source.read(s, out.subarray(s, Math.min(s + BLOCK, out.length)));
+      if (performance.now() - lastYield > YIELD_MS) {
+        await breathe();
+        lastYield = performance.now();
+      }
+    }
     return out;
   }
   const g = gcd(inRate, outRate);
@@ -118,6 +144,10 @@ export function resample(source: MonoSource, outRate: number): Float32Array {
   const M = inRate / g; // input step per output, in units of 1/L
   const kernel = makeKernel(inRate, outRate);
   const { taps, half } = kernel;
+  // Reads of the block after [.., n1) start at floor(n1·M/L) − half + 1, which must be ≥ n1.
+  if (options.into && Math.floor((BLOCK * M) / L) - half + 1 < BLOCK) {
+    throw new Error(`resample: cannot write in place from ${inRate} Hz to ${outRate} Hz`);
+  }
   const bank: Float32Array[] | undefined = L * taps <= MAX_BANK ? [] : undefined;
   if (bank) {
     for (let k = 0; k < L; k++) {
@@ -127,7 +157,6 @@ export function resample(source: MonoSource, outRate: number): Float32Array {
     }
   }
   const scratchCoeffs = new Float32Array(taps);
-  const out = new Float32Array(resampledLength(source.length, inRate, outRate));
   const inLen = source.length;
   let scratch = new Float32Array(0);
 
@@ -153,6 +182,10 @@ export function resample(source: MonoSource, outRate: number): Float32Array {
         c = scratchCoeffs;
       }
       out[n] = dot(c, scratch, base - half + 1 - first, taps);
+    }
+    if (performance.now() - lastYield > YIELD_MS) {
+      await breathe();
+      lastYield = performance.now();
     }
   }
   return out;

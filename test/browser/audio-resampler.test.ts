@@ -33,7 +33,7 @@ it('aliasing of a 44.1 kHz sweep above 8 kHz: our resampler vs WebAudio decoding
   const webAudio = level(viaWebAudio.getChannelData(0), x, inRate);
   const native = await decodeWithWebAudio(floatWav(x, inRate), inRate);
   expect(native.sampleRate).toBe(inRate);
-  const ours = level(resample(planarSource([native.getChannelData(0)], inRate), 16000), x, inRate);
+  const ours = level(await resample(planarSource([native.getChannelData(0)], inRate), 16000), x, inRate);
   console.log(`alias level, 8.3-21.9 kHz sweep at 44.1 kHz → 16 kHz: ours ${ours.toFixed(1)} dB, WebAudio ${webAudio.toFixed(1)} dB`);
   expect(ours).toBeLessThan(-70);
   expect(ours).toBeLessThan(webAudio);
@@ -47,7 +47,7 @@ it('WebAudio decoding straight to 16 kHz rolls off above 4.5 kHz; ours stays fla
       const t = Float32Array.from({ length: inRate * 3 }, (_, i) => 0.5 * Math.sin((2 * Math.PI * f * i) / inRate));
       const direct = level((await decodeWithWebAudio(floatWav(t, inRate), 16000)).getChannelData(0), t, inRate);
       const at32k = await decodeWithWebAudio(floatWav(t, inRate), 32000);
-      const ours = level(resample(planarSource([at32k.getChannelData(0)], 32000), 16000), t, inRate);
+      const ours = level(await resample(planarSource([at32k.getChannelData(0)], 32000), 16000), t, inRate);
       console.log(`${inRate} Hz source, ${f} Hz tone: WebAudio→16k ${direct.toFixed(2)} dB, WebAudio→32k→ours ${ours.toFixed(2)} dB`);
       expect(Math.abs(ours), `${inRate}/${f} ours`).toBeLessThan(0.1);
       if (f >= 6500) expect(direct, `${inRate}/${f} WebAudio`).toBeLessThan(-1);
@@ -59,7 +59,7 @@ it('WebAudio at 32 kHz then ours: a sweep above 8 kHz stays more than 70 dB down
   for (const inRate of [44100, 48000, 96000]) {
     const x = sweep(inRate, 8300, inRate / 2 - 100, 4);
     const at32k = await decodeWithWebAudio(floatWav(x, inRate), 32000);
-    const alias = level(resample(planarSource([at32k.getChannelData(0)], 32000), 16000), x, inRate);
+    const alias = level(await resample(planarSource([at32k.getChannelData(0)], 32000), 16000), x, inRate);
     console.log(`${inRate} Hz sweep via WebAudio 32 kHz + ours: ${alias.toFixed(1)} dB`);
     expect(alias, String(inRate)).toBeLessThan(-70);
   }
