@@ -22,10 +22,13 @@ export interface BiasProcessor {
   readonly active: boolean;
   /** generate()'s hook: adjusts one rule-masked logits row in place for the hypothesis `generated`. */
   adjustLogits(logits: Float32Array, generated: readonly number[]): void;
-  /** Adds this state's boosts to `logits` in place. */
-  boostRow(state: BiasState, logits: Float32Array): void;
-  /** Follows `token` from `state`: the next state and the change in the hypothesis' bias score. */
-  advance(state: BiasState, token: number): { state: BiasState; delta: number };
+  /** Adds this state's boosts to `logits` in place; `previous` is the hypothesis' last token. */
+  boostRow(state: BiasState, logits: Float32Array, previous?: number): void;
+  /**
+   * Follows `token` from `state`: the next state and the change in the hypothesis' bias score.
+   * `previous` is the token before it (a spelling without a leading space only starts after a non-word).
+   */
+  advance(state: BiasState, token: number, previous?: number): { state: BiasState; delta: number };
   /** Score change when a hypothesis ends in `state`: a partial match left open gives its boost back. */
   finish(state: BiasState): number;
   /** The state after a whole token sequence (from the root). */
@@ -43,71 +46,122 @@ export interface BiasProcessor {
  */
 export function createBiasProcessor(vocab: BiasVocabulary, phrases: readonly string[], strength: number): BiasProcessor {
   const boost = Math.max(0, strength) * TOKEN_BOOST;
-  const trie = buildPhraseTrie(vocab, boost > 0 ? phrases : []);
-  return new TrieBiasProcessor(trie, boost);
+  return new TrieBiasProcessor(vocab, cachedTrie(vocab, boost > 0 ? phrases : []), boost);
+}
+
+/**
+ * Tokenizing 10,000 phrases in four to six spellings takes seconds, so the last few phrase lists'
+ * tries are kept: a custom model's requests reuse its trie (bias strength is applied per processor).
+ */
+const TRIE_CACHE_SIZE = 4;
+const trieCache = new Map<string, { vocab: BiasVocabulary; trie: TokenTrie }>();
+
+function cachedTrie(vocab: BiasVocabulary, phrases: readonly string[]): TokenTrie {
+  const key = phrases.join('\n');
+  const hit = trieCache.get(key);
+  if (hit && hit.vocab === vocab) {
+    trieCache.delete(key);
+    trieCache.set(key, hit);
+    return hit.trie;
+  }
+  const trie = buildPhraseTrie(vocab, phrases);
+  trieCache.set(key, { vocab, trie });
+  while (trieCache.size > TRIE_CACHE_SIZE) trieCache.delete(trieCache.keys().next().value!);
+  return trie;
 }
 
 class TrieBiasProcessor implements BiasProcessor {
   readonly active: boolean;
+  /** First tokens of the spellings with a leading space: a phrase may start at any word. */
   private readonly rootTokens: Int32Array;
+  /** First tokens of the spellings without one: only where no word is running ("(ComfyUI", "-Ozempic"). */
+  private readonly gluedRootTokens: Int32Array;
+  private readonly glued: ReadonlySet<number>;
+  /** Per token id seen: whether its text ends in a letter or digit (a word runs on after it). */
+  private readonly endsInWord = new Map<number, boolean>();
   private readonly childCache = new Map<number, Int32Array>();
   /** The hypothesis adjustLogits last saw, so a greedy pass advances one token per step. */
   private seen: number[] = [];
   private seenState: BiasState = ROOT_STATE;
 
   constructor(
+    private readonly vocab: BiasVocabulary,
     private readonly trie: TokenTrie,
     readonly boost: number,
   ) {
-    this.rootTokens = trie.childTokens(0);
-    this.active = boost > 0 && this.rootTokens.length > 0;
+    const starts = [...trie.childTokens(0)];
+    const glued = starts.filter((t) => !vocab.decode([t]).startsWith(' '));
+    this.glued = new Set(glued);
+    this.rootTokens = Int32Array.from(starts.filter((t) => !this.glued.has(t)));
+    this.gluedRootTokens = Int32Array.from(glued);
+    this.active = boost > 0 && starts.length > 0;
   }
 
   adjustLogits(logits: Float32Array, generated: readonly number[]): void {
     if (!this.active) return;
-    this.boostRow(this.track(generated), logits);
+    this.boostRow(this.track(generated), logits, generated[generated.length - 1]);
   }
 
-  boostRow(state: BiasState, logits: Float32Array): void {
+  boostRow(state: BiasState, logits: Float32Array, previous?: number): void {
     if (!this.active) return;
     const b = this.boost;
     const n = logits.length;
-    const root = this.rootTokens;
-    for (let i = 0; i < root.length; i++) {
-      const t = root[i]!;
-      if (t < n) logits[t] = logits[t]! + b;
-    }
+    const add = (tokens: Int32Array) => {
+      for (let i = 0; i < tokens.length; i++) {
+        const t = tokens[i]!;
+        if (t < n) logits[t] = logits[t]! + b;
+      }
+    };
+    add(this.rootTokens);
+    const glued = this.mayGlue(previous);
+    if (glued) add(this.gluedRootTokens);
     if (state === ROOT_STATE) return;
     const open = this.openDepth(state);
     const extend = this.childrenOf(state);
     for (let i = 0; i < extend.length; i++) {
       const t = extend[i]!;
       if (t >= n) continue;
-      // A token that also starts a phrase afresh already has +b from the loop above.
-      const fresh = this.trie.child(0, t) >= 0 ? b : 0;
+      // A token that also starts a phrase afresh already has +b from above.
+      const fresh = this.trie.child(0, t) >= 0 && (glued || !this.glued.has(t)) ? b : 0;
       logits[t] = logits[t]! + b * open + b - fresh;
     }
   }
 
-  advance(state: BiasState, token: number): { state: BiasState; delta: number } {
+  advance(state: BiasState, token: number, previous?: number): { state: BiasState; delta: number } {
     if (!this.active) return { state: ROOT_STATE, delta: 0 };
     const b = this.boost;
-    const next = this.trie.child(state, token);
+    const startsHere = !this.glued.has(token) || this.mayGlue(previous);
+    const next = state === ROOT_STATE && !startsHere ? -1 : this.trie.child(state, token);
     if (next >= 0) return { state: this.settle(next), delta: b };
-    const giveBack = -b * this.openDepth(state);
-    const fresh = this.trie.child(0, token);
+    const giveBack = this.finish(state);
+    const fresh = startsHere ? this.trie.child(0, token) : -1;
     if (fresh >= 0) return { state: this.settle(fresh), delta: giveBack + b };
     return { state: ROOT_STATE, delta: giveBack };
   }
 
   finish(state: BiasState): number {
-    return this.active ? -this.boost * this.openDepth(state) : 0;
+    const open = this.active ? this.openDepth(state) : 0;
+    return open === 0 ? 0 : -this.boost * open;
   }
 
   stateOf(tokens: readonly number[]): BiasState {
     let s = ROOT_STATE;
-    for (const t of tokens) s = this.advance(s, t).state;
+    tokens.forEach((t, i) => (s = this.advance(s, t, tokens[i - 1]).state));
     return s;
+  }
+
+  private wordRunsThrough(token: number): boolean {
+    let r = this.endsInWord.get(token);
+    if (r === undefined) {
+      r = /[\p{L}\p{N}]$/u.test(this.vocab.decode([token]));
+      this.endsInWord.set(token, r);
+    }
+    return r;
+  }
+
+  /** Whether a spelling without a leading space may start after `previous` (no word is running on). */
+  private mayGlue(previous: number | undefined): boolean {
+    return previous === undefined || previous >= this.vocab.eot || !this.wordRunsThrough(previous);
   }
 
   /** A completed phrase that nothing longer extends returns to the root (its gain is kept). */
@@ -134,7 +188,7 @@ class TrieBiasProcessor implements BiasProcessor {
     const extendsSeen = n === seen.length + 1 && sharesPrefix(seen, generated, seen.length);
     if (n === seen.length && sharesPrefix(seen, generated, n)) return this.seenState;
     if (extendsSeen) {
-      this.seenState = this.advance(this.seenState, generated[n - 1]!).state;
+      this.seenState = this.advance(this.seenState, generated[n - 1]!, generated[n - 2]).state;
     } else {
       // A new pass (temperature fallback, next window) or a different hypothesis: replay it.
       this.seenState = this.stateOf(generated);

@@ -1,0 +1,81 @@
+/**
+ * Phrase biasing on the bias set (bench/bias-set/generate.mjs) and on ../shared/eval/en with the real
+ * model in Node: recall of the bias terms, WER, and false insertions into unrelated audio, per condition.
+ * Env: VOICES=slt,awb (subset), CONDITIONS=off,s0.45,s1,prompt,prompt+s0.45, EN=0 to skip ../shared/eval/en.
+ */
+import { appendFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { it } from 'vitest';
+import { EVAL_DIR } from '../../config/paths';
+import { createBiasProcessor } from '../../worker/biasing/processor';
+import { promptForPhrases } from '../../worker/biasing/prompt';
+import { createScorer, errorRate, type ClipErrors } from '../score/error-rate';
+import { generateBiasSet } from './generate.mjs';
+import { decodeClip, encodeClip, loadNodeWhisper, readAudio } from './node-model';
+import { madeUpPhrases } from './phrase-list';
+
+interface Clip {
+  file: string;
+  eval_path?: string;
+  text: string | null;
+  kind: string;
+  speaker: string;
+  bias_phrases?: string[];
+  must_contain?: string[];
+}
+
+/** Vitest holds console output until a test ends: progress also goes to $LOG when set. */
+const log = (line: string) => {
+  console.log(line);
+  if (process.env.LOG) appendFileSync(process.env.LOG, `${line}\n`);
+};
+const norm = (s: string) => ` ${s.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim()} `;
+const occurrences = (hyp: string, phrase: string) => norm(hyp).split(norm(phrase)).length - 1;
+
+it('phrase biasing: recall, WER, false insertions', async () => {
+  const { dir, clips } = generateBiasSet();
+  const voices = process.env.VOICES?.split(',');
+  const conditions = (process.env.CONDITIONS ?? 'off,s0.45,s1,prompt,prompt+s0.45').split(',');
+  const selected = clips.filter((c) => c.kind !== 'code' && (!voices || !c.speaker.startsWith('flite-') || voices.includes(c.speaker.slice(6))));
+  const setPhrases = [...new Set(clips.flatMap((c) => c.bias_phrases ?? []))];
+  const phrases = [...setPhrases, ...madeUpPhrases(250 - setPhrases.length)];
+  const unrelated: Clip[] = [];
+  if (process.env.EN !== '0') {
+    const en = JSON.parse(readFileSync(join(EVAL_DIR, 'en/manifest.json'), 'utf8')) as Clip[];
+    for (const c of en) unrelated.push({ ...c, eval_path: `en/${c.file}`, kind: 'unrelated' });
+  }
+  const model = await loadNodeWhisper(process.env.MODEL ?? 'whisper-tiny');
+  const scorer = createScorer(JSON.parse(readFileSync('public/models/whisper-tiny/normalizer.json', 'utf8')));
+  const stats = new Map(conditions.map((c) => [c, { hits: 0, terms: 0, wer: [] as ClipErrors[], insertions: 0, unrelatedWer: [] as ClipErrors[], seconds: 0 }]));
+  for (const clip of [...selected, ...unrelated]) {
+    const audio = readAudio(clip.eval_path ? join(EVAL_DIR, clip.eval_path) : join(dir, clip.file));
+    const enc = await encodeClip(model, audio);
+    const line: string[] = [];
+    for (const cond of conditions) {
+      const strength = Number(/s([\d.]+)/.exec(cond)?.[1] ?? 0);
+      const bias = createBiasProcessor(model.vocab, phrases, strength);
+      const promptIds = cond.startsWith('prompt') ? promptForPhrases(model.vocab, phrases) : undefined;
+      const t0 = performance.now();
+      const text = await decodeClip(model, enc, { adjustLogits: (l, g) => bias.adjustLogits(l, g), ...(promptIds ? { promptIds } : {}) });
+      const st = stats.get(cond)!;
+      st.seconds += (performance.now() - t0) / 1000;
+      if (clip.kind === 'unrelated') {
+        st.insertions += phrases.reduce((n, p) => n + occurrences(text, p) - occurrences(clip.text ?? '', p), 0);
+        st.unrelatedWer.push(scorer.score(clip.text!, text, 'en'));
+      } else {
+        for (const term of clip.must_contain ?? []) {
+          st.terms++;
+          if (occurrences(text, term) > 0) st.hits++;
+        }
+        if (clip.text) st.wer.push(scorer.score(clip.text, text, 'en'));
+      }
+      line.push(`${cond}: ${text}`);
+    }
+    log(`${clip.file}\n  ${line.join('\n  ')}`);
+  }
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  log('condition | term recall | WER (phrase clips) | WER (unrelated) | false insertions | decode s');
+  for (const [cond, s] of stats) {
+    log(`${cond} | ${s.hits}/${s.terms} = ${pct(s.hits / Math.max(1, s.terms))} | ${pct(errorRate(s.wer))} | ${pct(errorRate(s.unrelatedWer))} | ${s.insertions} | ${s.seconds.toFixed(1)}`);
+  }
+});

@@ -1,0 +1,20 @@
+import type { BiasVocabulary } from './trie';
+
+/** Whisper's prompt holds at most 223 tokens (half its 448-token context); fewer leave room for text. */
+export const MAX_PROMPT_TOKENS = 120;
+
+/**
+ * Prompt ids (placed after <|startofprev|>) that list the phrases as if a previous window had said
+ * them: " ComfyUI, Ozempic, Grafana". Phrases that no longer fit are left out, in list order.
+ */
+export function promptForPhrases(vocab: BiasVocabulary, phrases: readonly string[], maxTokens = MAX_PROMPT_TOKENS): number[] {
+  const ids: number[] = [];
+  for (const phrase of phrases) {
+    const p = phrase.trim();
+    if (!p) continue;
+    const piece = vocab.encode(ids.length === 0 ? ` ${p}` : `, ${p}`);
+    if (ids.length + piece.length > maxTokens) break;
+    ids.push(...piece);
+  }
+  return ids;
+}
