@@ -1,0 +1,183 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as ort from 'onnxruntime-web';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../../config/paths';
+import { listGraph, patchWhisperEncoder, roundTripModel } from '../../worker/onnx-graph';
+import { FULL_FRAMES, logMelSpectrogram, N_MELS } from '../../worker/mel';
+import { loadEvalClip } from './helpers/audio';
+
+ort.env.wasm.numThreads = 1;
+
+const model = (path: string): Uint8Array => new Uint8Array(readFileSync(join(ROOT, 'public/models', path)));
+const TINY_ENCODER = 'whisper-tiny/onnx/encoder_model_quantized.onnx';
+const BASE_ENCODER = 'whisper-base/onnx/encoder_model_quantized.onnx';
+const SILERO = 'silero-vad/silero_vad_v5.onnx';
+
+/** The first `frames` columns of a [N_MELS, FULL_FRAMES] spectrogram. */
+function firstFrames(mel: Float32Array, frames: number): Float32Array {
+  const out = new Float32Array(N_MELS * frames);
+  for (let m = 0; m < N_MELS; m++) out.set(mel.subarray(m * FULL_FRAMES, m * FULL_FRAMES + frames), m * frames);
+  return out;
+}
+
+async function encode(session: ort.InferenceSession, mel: Float32Array, frames: number): Promise<ort.Tensor> {
+  const result = await session.run({ input_features: new ort.Tensor('float32', mel, [1, N_MELS, frames]) });
+  return result.last_hidden_state!;
+}
+
+/** Max abs difference and cosine similarity over the first `positions` rows of two [1, L, d] outputs. */
+function compare(a: ort.Tensor, b: ort.Tensor, positions: number): { maxAbs: number; cosine: number } {
+  const d = a.dims[2]!;
+  const x = a.data as Float32Array;
+  const y = b.data as Float32Array;
+  let maxAbs = 0;
+  let dot = 0;
+  let xx = 0;
+  let yy = 0;
+  for (let i = 0; i < positions * d; i++) {
+    maxAbs = Math.max(maxAbs, Math.abs(x[i]! - y[i]!));
+    dot += x[i]! * y[i]!;
+    xx += x[i]! * x[i]!;
+    yy += y[i]! * y[i]!;
+  }
+  return { maxAbs, cosine: dot / Math.sqrt(xx * yy) };
+}
+
+describe('protobuf round trip', () => {
+  it.each([TINY_ENCODER, BASE_ENCODER, 'whisper-tiny/onnx/decoder_model_merged_quantized.onnx', SILERO])(
+    'reads and writes %s back byte-for-byte',
+    (path) => {
+      const bytes = model(path);
+      const copy = roundTripModel(bytes);
+      // (toBe/toEqual on multi-megabyte arrays would deep-compare element by element for minutes)
+      expect(copy.buffer === bytes.buffer).toBe(false);
+      expect(copy.length).toBe(bytes.length);
+      expect(Buffer.compare(Buffer.from(copy), Buffer.from(bytes))).toBe(0);
+    },
+  );
+});
+
+describe('listGraph', () => {
+  it('lists the tiny encoder: its input, outputs and the 1500-position embedding', () => {
+    const g = listGraph(model(TINY_ENCODER));
+    expect(g.inputs.map((i) => i.name)).toEqual(['input_features']);
+    expect(g.outputs.map((o) => o.name)).toEqual(['last_hidden_state', ...[0, 1, 2, 3].map((i) => `encoder_attentions.${i}`)]);
+    expect(g.initializers).toContainEqual({ name: 'embed_positions.weight', dims: [1500, 384], dataType: 1 });
+    const add = g.nodes.find((n) => n.inputs.includes('embed_positions.weight'));
+    expect(add?.opType).toBe('Add');
+  });
+});
+
+describe('patchWhisperEncoder on whisper-tiny', () => {
+  let original: ort.InferenceSession;
+  let patched: ort.InferenceSession;
+  let patchedBytes: Uint8Array;
+  let fullMel: Float32Array;
+  let audio: Float32Array;
+  let fullWindow: ort.Tensor | undefined;
+
+  beforeAll(async () => {
+    const bytes = model(TINY_ENCODER);
+    patchedBytes = patchWhisperEncoder(bytes, { dynamicFrames: true });
+    original = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
+    patched = await ort.InferenceSession.create(patchedBytes, { executionProviders: ['wasm'] });
+    audio = loadEvalClip('en/1089-134686-0001.flac'); // 3.3 s of read speech
+    fullMel = logMelSpectrogram(audio, FULL_FRAMES);
+  }, 60_000);
+
+  it('drops the encoder_attentions outputs and slices the positional embedding', () => {
+    expect(patched.outputNames).toEqual(['last_hidden_state']);
+    const g = listGraph(patchedBytes);
+    const add = g.nodes.find((n) => n.opType === 'Add' && n.outputs.includes('/Add_2_output_0'));
+    expect(add?.inputs).not.toContain('embed_positions.weight');
+    const slice = g.nodes.find((n) => n.opType === 'Slice' && n.inputs[0] === 'embed_positions.weight');
+    expect(slice?.outputs[0]).toBe(add?.inputs[1]);
+    // still topologically sorted: every node input is an initializer, a graph input or an earlier output
+    const known = new Set([...g.initializers.map((i) => i.name), ...g.inputs.map((i) => i.name), '']);
+    const unknownInputs: string[] = [];
+    for (const node of g.nodes) {
+      for (const input of node.inputs) if (!known.has(input)) unknownInputs.push(`${node.name} reads ${input}`);
+      for (const output of node.outputs) known.add(output);
+    }
+    expect(unknownInputs).toEqual([]);
+  });
+
+  it('gives the same last_hidden_state as the unpatched model on a full 30 s window', async () => {
+    const want = await encode(original, fullMel, FULL_FRAMES);
+    const got = await encode(patched, fullMel, FULL_FRAMES);
+    fullWindow = got;
+    expect(got.dims).toEqual([1, 1500, 384]);
+    expect(compare(got, want, 1500).maxAbs).toBeLessThan(1e-4);
+  }, 120_000);
+
+  it('the unpatched model rejects a short window (why the patch exists)', async () => {
+    await expect(encode(original, firstFrames(fullMel, 1000), 1000)).rejects.toThrow();
+  }, 60_000);
+
+  it.each([1000, 400])('runs on T = %i frames and returns [1, T/2, 384]', async (frames) => {
+    const out = await encode(patched, firstFrames(fullMel, frames), frames);
+    expect(out.dims).toEqual([1, frames / 2, 384]);
+    expect((out.data as Float32Array).every(Number.isFinite)).toBe(true);
+  }, 60_000);
+
+  it('a short window starts close to the full window on the same (padded) speech', async () => {
+    const full = fullWindow ?? (await encode(patched, fullMel, FULL_FRAMES));
+    const frames = 400; // 4 s window around 3.3 s of speech
+    const speechPositions = Math.floor(audio.length / 320);
+    const sameFeatures = await encode(patched, firstFrames(fullMel, frames), frames);
+    const ownMel = await encode(patched, logMelSpectrogram(audio, frames), frames);
+    const a = compare(sameFeatures, full, speechPositions);
+    const b = compare(ownMel, full, speechPositions);
+    console.log(
+      `tiny, first ${speechPositions} positions, T=${frames} vs T=3000: ` +
+        `cropped full mel cosine ${a.cosine.toFixed(4)} max|Δ| ${a.maxAbs.toFixed(3)}; ` +
+        `mel of the short window cosine ${b.cosine.toFixed(4)} max|Δ| ${b.maxAbs.toFixed(3)}`,
+    );
+    expect(a.cosine).toBeGreaterThan(0.9);
+    expect(b.cosine).toBeGreaterThan(0.9);
+  }, 120_000);
+});
+
+describe('patchWhisperEncoder on whisper-base', () => {
+  it('exposes /layers.1/Add_1_output_0 with 512 channels as an extra output', async () => {
+    const name = '/layers.1/Add_1_output_0';
+    const bytes = patchWhisperEncoder(model(BASE_ENCODER), { dynamicFrames: true, extraOutputs: [name] });
+    const session = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
+    expect(session.outputNames).toEqual(['last_hidden_state', name]);
+    const frames = 400;
+    const mel = logMelSpectrogram(loadEvalClip('en/1089-134691-0000.flac'), frames);
+    const result = await session.run({ input_features: new ort.Tensor('float32', mel, [1, N_MELS, frames]) });
+    const layer = result[name]!;
+    expect(layer.dims).toEqual([1, 200, 512]);
+    expect(layer.type).toBe('float32');
+    const data = layer.data as Float32Array;
+    expect(data.every(Number.isFinite)).toBe(true);
+    expect(compare(layer, result.last_hidden_state!, 200).maxAbs).toBeGreaterThan(0.1);
+  }, 120_000);
+
+  it('can add extra outputs while keeping the 30 s input', async () => {
+    const bytes = patchWhisperEncoder(model(BASE_ENCODER), { dynamicFrames: false, extraOutputs: ['/layers.1/Add_1_output_0'] });
+    const g = listGraph(bytes);
+    expect(g.outputs.map((o) => o.name)).toEqual(['last_hidden_state', '/layers.1/Add_1_output_0']);
+    expect(g.nodes.some((n) => n.inputs.includes('embed_positions.weight') && n.opType === 'Add')).toBe(true);
+  });
+
+  it('names an extra output that no node produces', () => {
+    expect(() => patchWhisperEncoder(model(BASE_ENCODER), { dynamicFrames: true, extraOutputs: ['/layers.9/nothing'] })).toThrow(
+      /no node produces "\/layers\.9\/nothing"/,
+    );
+  });
+});
+
+describe('patchWhisperEncoder on a model that is not a Whisper encoder', () => {
+  it('throws an error naming what it did not find (Silero VAD)', () => {
+    expect(() => patchWhisperEncoder(model(SILERO), { dynamicFrames: true })).toThrow(
+      /Not a Whisper encoder: graph input "input_features" not found/,
+    );
+  });
+
+  it('throws when the bytes are not an ONNX model at all', () => {
+    expect(() => patchWhisperEncoder(new TextEncoder().encode('hello, world'), { dynamicFrames: true })).toThrow(/ONNX/);
+  });
+});
