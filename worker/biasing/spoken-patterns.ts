@@ -48,8 +48,11 @@ function readWord(word: string): WordReading | null {
   if (key in REPEATS) return { kind: 'repeat', times: REPEATS[key]! };
   if (SEPARATOR_WORDS.has(key)) return { kind: 'separator' };
   // A single letter in any case, or written code characters: capitals and digits ("AMZ", "471",
-  // "KL51", "4-7-1"), or lower case only when digits show it is a code ("b755q").
-  const written = /^[A-Za-z0-9]+(?:[-.][A-Za-z0-9]+)*$/.test(w) && (key.length === 1 || /^[A-Z0-9]+$/.test(key) || (/\d/.test(key) && /^[a-z0-9]+$/.test(key)));
+  // "KL51", "4-7-1"), letters one by one ("a.m.z"), or lower case where digits show a code ("b755q").
+  if (!/^[A-Za-z0-9]+(?:[-.][A-Za-z0-9]+)*$/.test(w)) return null;
+  const compact = w.replace(/[-.]/g, '');
+  const spelled = w.split(/[-.]/).every((part) => part.length === 1);
+  const written = spelled || /^[A-Z0-9]+$/.test(compact) || (/\d/.test(compact) && /^[a-z0-9]+$/.test(compact));
   if (!written) return null;
   return { kind: 'symbols', symbols: [...key.toUpperCase()].map((c) => (c === 'O' ? ['O', '0'] : c === '0' ? ['0', 'O'] : [c])) };
 }
@@ -146,12 +149,16 @@ function* repeat(node: Extract<PatternNode, { kind: 'repeat' }>, left: number, s
   if (done >= node.min) yield [pos, ''];
 }
 
-/** The written form of `symbols` under `pattern`, or null when the whole run does not match. */
+/**
+ * The written form of `symbols` under `pattern`, or null when the whole run does not match. Of several
+ * forms the shortest wins: a separator in an optional group is written only when the pattern needs it.
+ */
 function writtenForm(pattern: CompiledPattern, symbols: readonly Symbol[]): string | null {
+  let best: string | null = null;
   for (const [pos, text] of matches(pattern.ast, symbols, 0)) {
-    if (pos === symbols.length && pattern.test(text)) return text;
+    if (pos === symbols.length && pattern.test(text) && (best === null || text.length < best.length)) best = text;
   }
-  return null;
+  return best;
 }
 
 /** A run of words [start, end) that reads as a code, and its written form. */
@@ -166,8 +173,10 @@ export interface PatternSpan {
 const MAX_SPAN_WORDS = 40;
 
 /**
- * Runs of `words` that spell a code matching one of `patterns`, left to right, longest first.
- * A run that is already exactly the written form is reported too (its text unchanged).
+ * Runs of `words` that spell a code matching one of `patterns`, left to right, the longest run
+ * first (of the patterns matching it, the shortest written form). Words around a code that could be
+ * letters or digits ("a", "two") stay outside it when the code matches without them. A run that is
+ * already exactly the written form is reported too (its text unchanged).
  */
 export function findPatternSpans(words: readonly string[], patterns: readonly CompiledPattern[]): PatternSpan[] {
   if (patterns.length === 0) return [];
@@ -184,10 +193,7 @@ export function findPatternSpans(words: readonly string[], patterns: readonly Co
         for (const p of patterns) {
           if (symbols.length > p.maxLength) continue;
           const text = writtenForm(p, symbols);
-          if (text) {
-            found = { start: i, end: j, text, pattern: p.source };
-            break;
-          }
+          if (text && (!found || text.length < found.text.length)) found = { start: i, end: j, text, pattern: p.source };
         }
       }
     }
