@@ -96,6 +96,7 @@ const BAD = [
   { name: 'bad-truncated.flac', error: 'truncated', make: truncate('flac-stereo.flac', 0.5) },
   { name: 'bad-truncated-moov-at-end.mp4', error: 'truncated.*moov', make: truncate('mp4-video-aac.mp4', 0.5) },
   { name: 'bad-truncated-faststart.m4a', error: 'truncated', make: truncate('m4a-aac-auto.m4a', 0.5) },
+  { name: 'bad-truncated.mp3', error: 'truncated', make: truncate('mp3-id3.mp3', 0.5) },
   { name: 'bad-truncated.ogg', error: 'truncated', make: truncate('ogg-opus.ogg', 0.5) },
   { name: 'bad-truncated.webm', error: 'truncated', make: truncate('webm-opus.webm', 0.5) },
   { name: 'bad-header-only.wav', error: 'no data chunk|truncated', make: truncate('wav-s16-44k-stereo.wav', 0.0009) },

@@ -1,6 +1,6 @@
 import { invalidAudio } from '../api/errors';
 import { inspectMp4, UNSUPPORTED_MP4_AUDIO } from './mp4';
-import { id3Length, type Container } from './sniff';
+import { id3Length, mpegFrame, type Container } from './sniff';
 
 /**
  * Checks a compressed file before and after the browser decodes it, so that what WebAudio reports
@@ -45,16 +45,16 @@ function checkFlac(bytes: Uint8Array): Expectation {
 }
 
 function checkOgg(bytes: Uint8Array): Expectation {
-  // The last page must be complete: header, lacing table and every segment it announces.
+  // The last page (the one nearest the end; trailing junk after it is tolerated) must be complete:
+  // header, lacing table and every segment it announces.
   const from = Math.max(0, bytes.length - 70_000);
   for (let o = bytes.length - 27; o >= from; o--) {
-    if (bytes[o] !== 0x4f || bytes[o + 1] !== 0x67 || bytes[o + 2] !== 0x67 || bytes[o + 3] !== 0x53) continue;
+    if (bytes[o] !== 0x4f || bytes[o + 1] !== 0x67 || bytes[o + 2] !== 0x67 || bytes[o + 3] !== 0x53 || bytes[o + 4] !== 0) continue;
     const segments = bytes[o + 26]!;
     let end = o + 27 + segments;
-    if (end > bytes.length) break;
-    for (let i = 0; i < segments; i++) end += bytes[o + 27 + i]!;
-    if (end === bytes.length) return { duration: 0 };
-    if (end > bytes.length) break;
+    if (end <= bytes.length) for (let i = 0; i < segments; i++) end += bytes[o + 27 + i]!;
+    if (end <= bytes.length) return { duration: 0 };
+    break;
   }
   throw invalidAudio('the Ogg file is truncated: its last page is incomplete');
 }
@@ -90,6 +90,24 @@ function checkMatroska(bytes: Uint8Array): Expectation {
   return { duration: 0 };
 }
 
+/** Frame count from a Xing/Info (LAME, ffmpeg) or VBRI (Fraunhofer) header in the first frame. */
+function checkMp3(bytes: Uint8Array): Expectation {
+  const start = id3Length(bytes, 0);
+  const end = Math.min(bytes.length, start + 4096);
+  for (let o = start; o < end; o++) {
+    const h = mpegFrame(bytes, o);
+    if (!h) continue;
+    const u32 = (p: number) => (p + 4 <= bytes.length ? ((bytes[p]! << 24) >>> 0) + (bytes[p + 1]! << 16) + (bytes[p + 2]! << 8) + bytes[p + 3]! : 0);
+    const tag = (p: number) => String.fromCharCode(...bytes.subarray(p, p + 4));
+    const xing = o + 4 + (h.mpeg1 ? (h.mono ? 17 : 32) : h.mono ? 9 : 17);
+    let frames = 0;
+    if ((tag(xing) === 'Xing' || tag(xing) === 'Info') && u32(xing + 4) & 1) frames = u32(xing + 8);
+    else if (tag(o + 36) === 'VBRI') frames = u32(o + 36 + 14);
+    return { duration: (frames * h.samplesPerFrame) / h.sampleRate };
+  }
+  return { duration: 0 };
+}
+
 /** Throws invalid_audio for a damaged or unusable container; returns what it declares. */
 export function checkBeforeDecode(container: Container, bytes: Uint8Array): Expectation {
   switch (container) {
@@ -97,6 +115,7 @@ export function checkBeforeDecode(container: Container, bytes: Uint8Array): Expe
     case 'flac': return checkFlac(bytes);
     case 'ogg': return checkOgg(bytes);
     case 'matroska': return checkMatroska(bytes);
+    case 'mp3': return checkMp3(bytes);
     default: return { duration: 0 };
   }
 }

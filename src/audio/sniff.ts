@@ -35,10 +35,20 @@ const BITRATES: Record<string, number[]> = {
 };
 const MPEG_RATES = [44100, 48000, 32000];
 
-interface MpegHeader { bytes: number; key: number }
+export interface MpegHeader {
+  /** Frame length in bytes. */
+  bytes: number;
+  /** Header bits that stay the same from frame to frame in one stream. */
+  key: number;
+  mpeg1: boolean;
+  layer: number;
+  mono: boolean;
+  sampleRate: number;
+  samplesPerFrame: number;
+}
 
 /** Length of the MPEG audio frame whose header is at `o`, or undefined if none is there. */
-function mpegFrame(b: Uint8Array, o: number): MpegHeader | undefined {
+export function mpegFrame(b: Uint8Array, o: number): MpegHeader | undefined {
   if (o + 4 > b.length || b[o] !== 0xff || (b[o + 1]! & 0xe0) !== 0xe0) return undefined;
   const version = (b[o + 1]! >> 3) & 3; // 0: 2.5, 1: reserved, 2: 2, 3: 1
   const layerBits = (b[o + 1]! >> 1) & 3; // 1: III, 2: II, 3: I
@@ -55,7 +65,15 @@ function mpegFrame(b: Uint8Array, o: number): MpegHeader | undefined {
     layer === 1
       ? (Math.floor((12 * bitrate) / rate) + pad) * 4
       : Math.floor(((layer === 3 && !mpeg1 ? 72 : 144) * bitrate) / rate) + pad;
-  return { bytes, key: (b[o + 1]! & 0xfe) * 256 + (b[o + 2]! & 0x0c) };
+  return {
+    bytes,
+    key: (b[o + 1]! & 0xfe) * 256 + (b[o + 2]! & 0x0c),
+    mpeg1,
+    layer,
+    mono: b[o + 3]! >> 6 === 3,
+    sampleRate: rate,
+    samplesPerFrame: layer === 1 ? 384 : layer === 3 && !mpeg1 ? 576 : 1152,
+  };
 }
 
 /** Length of the ADTS frame whose header is at `o`, or undefined. */

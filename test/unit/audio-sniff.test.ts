@@ -82,12 +82,21 @@ describe('container integrity', () => {
   });
 
   it('passes the intact files and reads the durations they declare', () => {
-    for (const name of ['mp4-video-aac.mp4', '3gp-aac.3gp', 'ogg-opus.ogg', 'webm-opus.webm', 'flac-stereo.flac']) {
+    for (const name of ['mp4-video-aac.mp4', '3gp-aac.3gp', 'ogg-opus.ogg', 'webm-opus.webm', 'flac-stereo.flac', 'mp3-id3.mp3']) {
       const bytes = read(name);
       const found = sniff(bytes);
       if (found.kind !== 'known') throw new Error(name);
       const expected = checkBeforeDecode(found.container, bytes);
-      if (name.endsWith('.mp4') || name.endsWith('.3gp') || name.endsWith('.flac')) expect(expected.duration, name).toBeCloseTo(11, 0);
+      if (!/\.(ogg|webm)$/.test(name)) expect(expected.duration, name).toBeCloseTo(11, 0);
     }
+  });
+
+  it('tolerates junk after the last Ogg page, and an MP3 without a Xing header declares nothing', () => {
+    const ogg = read('ogg-opus.ogg');
+    const padded = new Uint8Array(ogg.length + 128);
+    padded.set(ogg);
+    padded.set(new TextEncoder().encode('TAG junk'), ogg.length);
+    expect(checkBeforeDecode('ogg', padded)).toEqual({ duration: 0 });
+    expect(checkBeforeDecode('mp3', read('mp3-no-id3.mp3'))).toEqual({ duration: 0 });
   });
 });
