@@ -1,6 +1,6 @@
 import * as Comlink from 'comlink';
 import type { EncoderWindow, EngineConfig, EngineRequest, EngineResult, EngineSegment, ProgressEvent } from '../src/engine-types';
-import { decodeWindow, isSilence } from './decode-window';
+import { decodeWindow, isSilence, type DecodeOptions } from './decode-window';
 import { FULL_FRAMES, HOP, logMelSpectrogram, SAMPLE_RATE } from './mel';
 import { ModelFiles } from './model-files';
 import { patchWhisperEncoder } from './onnx-graph';
@@ -8,7 +8,7 @@ import { loadRuntime, sessionOptions, type Backend, type Ort } from './runtime';
 import { decodingWindows, SPEECH_REGION_DEFAULTS, speechRegions, type DecodingWindow } from './segment-speech';
 import { splitAtTimestamps, spreadTokenTimes } from './segments';
 import { capLongWords, enforceSpans, FRAME_MS, tokenFrames, trimToSpeech } from './alignment';
-import { joinWords, removeFillers, verbatimPrompt } from './fillers';
+import { fillerTokenIds, joinWords, removeFillers, VERBATIM_BOOST, verbatimPrompt } from './fillers';
 import { mostLikely, splitByLanguage, type LanguagePlan } from './language';
 import { WhisperVocabulary, type GenerationConfig } from './tokenizer';
 import { SileroVad, VAD_FRAME_SAMPLES } from './vad';
@@ -214,13 +214,12 @@ export class Engine {
     try {
       checkpoint();
       const language = plan.language ?? mostLikely(await whisper.detectLanguage(encoded, request.languages));
-      const prompt = request.fillerMode === 'verbatim' ? verbatimPrompt(language) : null;
       const gen = await decodeWindow(whisper, encoded, {
         language,
         wantAttention: request.wantWordTimes,
         checkpoint,
         audioSeconds: samples.length / SAMPLE_RATE,
-        ...(prompt ? { promptIds: whisper.vocab.encode(` ${prompt}`) } : {}),
+        ...(request.fillerMode === 'verbatim' ? verbatimSteering(whisper, language) : {}),
       });
       if (isSilence(gen)) return [];
       const offsetMs = (window.startSample / SAMPLE_RATE) * 1000;
@@ -247,6 +246,20 @@ export class Engine {
       encoded.hidden.dispose();
     }
   }
+}
+
+/** Decoding options that make Whisper write disfluencies: a disfluent prompt and boosted filler tokens. */
+function verbatimSteering(whisper: WhisperModel, language: string): Pick<DecodeOptions, 'promptIds' | 'adjustLogits'> {
+  const prompt = verbatimPrompt(language);
+  const ids = fillerTokenIds(language, (text) => whisper.vocab.encode(text));
+  return {
+    ...(prompt ? { promptIds: whisper.vocab.encode(` ${prompt}`) } : {}),
+    adjustLogits: (logits, generated) => {
+      // not within 3 tokens of a filler: boosted fillers would otherwise feed on themselves ("Um, um, um")
+      if (generated.slice(-3).some((id) => ids.includes(id))) return;
+      for (const id of ids) logits[id]! += VERBATIM_BOOST;
+    },
+  };
 }
 
 /** 'fit' encoder input for `samples` of audio (see MIN_MEL_FRAMES). */
