@@ -1,0 +1,105 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { compilePattern } from '../../src/api/patterns';
+import { decodeAudio } from '../../src/audio';
+import { createBiasProcessor } from '../../worker/biasing/processor';
+import { applyPatterns } from '../../worker/biasing/spoken-patterns';
+import { decodeWindow } from '../../worker/decode-window';
+import { FULL_FRAMES, logMelSpectrogram, SAMPLE_RATE } from '../../worker/mel';
+import { ModelFiles } from '../../worker/model-files';
+import { patchWhisperEncoder } from '../../worker/onnx-graph';
+import { loadRuntime, sessionOptions } from '../../worker/runtime';
+import { WhisperVocabulary, type GenerationConfig } from '../../worker/tokenizer';
+import { WhisperModel, type EncodedWindow, type GenerateOptions } from '../../worker/whisper';
+import { evalBytes } from './helpers/clips';
+
+/**
+ * Biasing with the real whisper-tiny in Chromium, through a small harness (the model loaded as the
+ * engine loads it, one 30 s window decoded by the engine's decode loop) rather than the engine.
+ */
+let model: WhisperModel;
+
+beforeAll(async () => {
+  const files = await ModelFiles.open(new URL('/models/', location.href).href);
+  const dir = 'whisper-tiny';
+  const [encoder, decoder, tokenizer, tokenizerConfig, generation, config] = await Promise.all([
+    files.bytes(`${dir}/onnx/encoder_model_quantized.onnx`),
+    files.bytes(`${dir}/onnx/decoder_model_merged_quantized.onnx`),
+    files.json<object>(`${dir}/tokenizer.json`),
+    files.json<object>(`${dir}/tokenizer_config.json`),
+    files.json<GenerationConfig>(`${dir}/generation_config.json`),
+    files.json<{ decoder_layers: number; decoder_attention_heads: number; d_model: number }>(`${dir}/config.json`),
+  ]);
+  const { ort } = await loadRuntime('wasm', new URL('/ort/', location.href).href, 1);
+  const vocab = new WhisperVocabulary(tokenizer, tokenizerConfig, generation);
+  const patched = patchWhisperEncoder(encoder, { dynamicFrames: true });
+  model = await WhisperModel.create(ort, patched, decoder, vocab, generation, config, sessionOptions('wasm'), true);
+});
+
+async function encodeBytes(bytes: ArrayBuffer): Promise<{ encoded: EncodedWindow; seconds: number }> {
+  const audio = await decodeAudio(bytes, { encoding: 'auto', sampleRate: SAMPLE_RATE, channels: 1 });
+  const clip = audio.subarray(0, SAMPLE_RATE * 30);
+  return { encoded: await model.encode(logMelSpectrogram(clip, FULL_FRAMES), FULL_FRAMES), seconds: clip.length / SAMPLE_RATE };
+}
+
+async function decode(clip: { encoded: EncodedWindow; seconds: number }, adjustLogits?: GenerateOptions['adjustLogits']) {
+  const gen = await decodeWindow(model, clip.encoded, {
+    language: 'en',
+    wantAttention: false,
+    audioSeconds: clip.seconds,
+    ...(adjustLogits ? { adjustLogits } : {}),
+  });
+  const ids = gen.tokens.map((t) => t.id);
+  return { ids, text: model.vocab.decode(ids).trim() };
+}
+
+async function fixture(path: string): Promise<ArrayBuffer> {
+  const res = await fetch(`/__fixtures/bias-set/${path}`);
+  if (!res.ok) throw new Error(`missing ${path}: generate the bias set first (node bench/bias-set/generate.mjs)`);
+  return res.arrayBuffer();
+}
+
+describe('vocabulary biasing with whisper-tiny (real model, real Chromium)', () => {
+  it('recovers "ComfyUI" that the unbiased model misses, at the default strength', async () => {
+    const clip = await encodeBytes(await evalBytes('bias/fw_hotwords.mp3'));
+    const plain = await decode(clip);
+    const bias = createBiasProcessor(model.vocab, ['ComfyUI'], 0.45);
+    const biased = await decode(clip, (l, g) => bias.adjustLogits(l, g));
+    console.log(`plain «${plain.text}»\nbiased «${biased.text}»`);
+    expect(plain.text).not.toContain('ComfyUI');
+    expect(biased.text).toContain('ComfyUI');
+    // the rest of the sentence survives
+    expect(biased.text).toMatch(/go into your/i);
+  });
+
+  it('recovers a rare name in a flite clip, with 249 unrelated phrases in the list', async () => {
+    const clip = await encodeBytes(await fixture('phrase-comfyui-slt.wav'));
+    const plain = await decode(clip);
+    const others = Array.from({ length: 249 }, (_, i) => `Zorblax${i}`);
+    const bias = createBiasProcessor(model.vocab, [...others, 'ComfyUI'], 0.45);
+    const biased = await decode(clip, (l, g) => bias.adjustLogits(l, g));
+    console.log(`plain «${plain.text}»\nbiased «${biased.text}»`);
+    expect(plain.text).not.toContain('ComfyUI');
+    expect(biased.text).toContain('ComfyUI folder');
+    expect(biased.text).not.toMatch(/Zorblax/);
+  });
+
+  it('strength 0 decodes exactly as without biasing', async () => {
+    const clip = await encodeBytes(await evalBytes('bias/fw_hotwords.mp3'));
+    const plain = await decode(clip);
+    const off = createBiasProcessor(model.vocab, ['ComfyUI', 'Ozempic', 'folder'], 0);
+    const zero = await decode(clip, (l, g) => off.adjustLogits(l, g));
+    expect(zero.ids).toEqual(plain.ids);
+    const on = createBiasProcessor(model.vocab, ['ComfyUI'], 0.45);
+    expect((await decode(clip, (l, g) => on.adjustLogits(l, g))).ids).not.toEqual(plain.ids);
+  });
+
+  it('recovers a spoken code that matches a pattern, and only then', async () => {
+    const clip = await encodeBytes(await fixture('code-amz-slt.wav'));
+    const { text } = await decode(clip);
+    const recovered = applyPatterns(text, [compilePattern('AMZ[0-9]{3}')]);
+    console.log(`plain «${text}» → «${recovered}»`);
+    expect(text).not.toContain('AMZ471');
+    expect(recovered).toContain('AMZ471');
+    expect(applyPatterns(text, [compilePattern('XR[0-9]{3}')])).toBe(text);
+  });
+});
