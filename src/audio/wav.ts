@@ -11,6 +11,10 @@ export interface WavInfo {
   dataLength: number;
 }
 
+/** Sample rates accepted; beyond them a header is damaged, and resampling would cost unbounded time. */
+export const MIN_RATE = 1000;
+export const MAX_RATE = 768000;
+
 const WAVE_FORMAT_PCM = 0x0001;
 const WAVE_FORMAT_IEEE_FLOAT = 0x0003;
 const WAVE_FORMAT_ALAW = 0x0006;
@@ -88,7 +92,9 @@ export function parseWav(bytes: Uint8Array): WavInfo {
       if (!fmt) throw invalidAudio('WAV data chunk comes before any fmt chunk');
       const format = sampleFormat(fmt.tag, fmt.bits);
       if (fmt.channels < 1) throw invalidAudio('WAV header declares 0 channels');
-      if (fmt.sampleRate < 1) throw invalidAudio('WAV header declares a sample rate of 0');
+      if (fmt.sampleRate < MIN_RATE || fmt.sampleRate > MAX_RATE) {
+        throw invalidAudio(`WAV header declares a sample rate of ${fmt.sampleRate} Hz (accepted: ${MIN_RATE} to ${MAX_RATE})`);
+      }
       const frameBytes = (fmt.bits / 8) * fmt.channels;
       if (fmt.blockAlign !== frameBytes) {
         throw invalidAudio(`WAV block align ${fmt.blockAlign} does not match ${fmt.channels} channels of ${fmt.bits} bits`);
