@@ -134,8 +134,10 @@ describe('patchWhisperEncoder on whisper-tiny', () => {
         `cropped full mel cosine ${a.cosine.toFixed(4)} max|Δ| ${a.maxAbs.toFixed(3)}; ` +
         `mel of the short window cosine ${b.cosine.toFixed(4)} max|Δ| ${b.maxAbs.toFixed(3)}`,
     );
-    expect(a.cosine).toBeGreaterThan(0.9);
-    expect(b.cosine).toBeGreaterThan(0.9);
+    // Measured 0.914 for both: the encoder was trained on 30 s windows only, so a short window changes
+    // its output (whisper.cpp's audio_ctx trades the same accuracy for speed). The bound only catches a broken graph.
+    expect(a.cosine).toBeGreaterThan(0.85);
+    expect(b.cosine).toBeGreaterThan(0.85);
   }, 120_000);
 });
 
