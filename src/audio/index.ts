@@ -123,7 +123,8 @@ export async function decodeAudio(bytes: ArrayBuffer, options: DecodeOptions): P
   } catch (e) {
     // decodeAudioData rejects with an EncodingError DOMException; anything else is not the input's fault.
     if (e instanceof ApiError || !(e instanceof DOMException)) throw e;
-    throw invalidAudio(`the ${found.label} data could not be decoded (corrupt, truncated, or an unsupported codec)`);
+    const codec = expected.codec ? ` with audio codec '${expected.codec}'` : '';
+    throw invalidAudio(`the ${found.label} data${codec} could not be decoded (corrupt, truncated, or an unsupported codec)`);
   }
   if (buffer.length === 0) throw invalidAudio(`the ${found.label} file holds no audio`);
   checkAfterDecode(expected, buffer.duration);

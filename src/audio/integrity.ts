@@ -9,6 +9,8 @@ import { id3Length, mpegFrame, type Container } from './sniff';
 export interface Expectation {
   /** Seconds of audio the container declares (0: unknown). */
   duration: number;
+  /** The audio codec's code where the container names it (MP4 sample entry), for error details. */
+  codec?: string;
 }
 
 const HANDLERS: Record<string, string> = { vide: 'video', text: 'text', sbtl: 'subtitle', subt: 'subtitle', hint: 'hint', meta: 'metadata' };
@@ -32,7 +34,7 @@ function checkMp4(bytes: Uint8Array): Expectation {
   }
   const unsupported = UNSUPPORTED_MP4_AUDIO[audio.codec];
   if (unsupported) throw invalidAudio(`the audio track's codec ${unsupported} ('${audio.codec}') is not supported`);
-  return { duration: audio.duration };
+  return { duration: audio.duration, codec: audio.codec };
 }
 
 function checkFlac(bytes: Uint8Array): Expectation {

@@ -74,6 +74,20 @@ describe('decodeAudio in Chromium, one fixture per row of the format table', () 
     expect(out.length).toBeGreaterThan(16000 * 10);
   });
 
+  it('turns a failure of the browser decoder into invalid_audio naming the format', async () => {
+    const opts = { encoding: 'auto' as const, sampleRate: 16000, channels: 1 };
+    // A FLAC header followed by noise.
+    const flac = new Uint8Array(await get('/__fixtures/audio/flac-stereo.flac'));
+    for (let i = 8192, x = 12345; i < flac.length; i++) {
+      x = (x * 1103515245 + 12345) >>> 0;
+      flac[i] = x >>> 24;
+    }
+    const err = await decodeAudio(flac.buffer, opts).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).code).toBe('invalid_audio');
+    expect((err as ApiError).detail).toMatch(/FLAC/);
+  });
+
   it('decodes the 32-bit float AMI clips of the evaluation set', async () => {
     for (const name of ['ami_dev00.wav', 'ami_dev01.wav']) {
       const out = await decodeAudio(await get(`/__eval/diar/${name}`), { encoding: 'auto', sampleRate: 16000, channels: 1 });
