@@ -1,7 +1,7 @@
 import { parseArgs } from './lib/args';
 import { useEvalDir } from './lib/eval-dir';
 
-const USAGE = `npm run eval [-- --data DIR --model NAME[,NAME] --params QUERY --out FILE --folders LIST --threads N --timeout S --candidates N]
+const USAGE = `npm run eval [-- --data DIR --model NAME[,NAME] --params QUERY --out FILE --folders LIST --threads N --timeout S --candidates N --encoder-window fit|full]
   Transcribes every clip of the manifests under DIR (en/ multi/ diar/ bias/ long/) with this library
   in headless Chromium and prints WER (CER for zh/ja/ko) per folder and the real-time factor.
   --data    evaluation set laid out like ../shared/eval (default: STS_EVAL_DIR or ../shared/eval)
@@ -20,7 +20,7 @@ const USAGE = `npm run eval [-- --data DIR --model NAME[,NAME] --params QUERY --
 export function parseOptions(argv: string[]): Map<string, string> | number {
   let options: Map<string, string>;
   try {
-    options = parseArgs(argv, ['data', 'model', 'params', 'out', 'folders', 'threads', 'timeout', 'candidates'], ['help']);
+    options = parseArgs(argv, ['data', 'model', 'params', 'out', 'folders', 'threads', 'timeout', 'candidates', 'encoder-window'], ['help']);
   } catch (error) {
     console.error(`${(error as Error).message}\n\n${USAGE}`);
     return 2;

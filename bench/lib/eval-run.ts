@@ -30,6 +30,7 @@ export async function runEval(options: Map<string, string>): Promise<number> {
   const query = options.get('params');
   const threads = options.has('threads') ? Number(options.get('threads')) : null;
   const timeout = options.get('timeout');
+  const encoderWindow = options.get('encoder-window') as 'fit' | 'full' | undefined;
   const out = options.get('out') ? resolve(process.env.INIT_CWD ?? process.cwd(), options.get('out')!) : null;
   if (!existsSync(evalDir)) {
     console.error(`no evaluation set at ${evalDir}`);
@@ -58,6 +59,7 @@ export async function runEval(options: Map<string, string>): Promise<number> {
         side: 'ours',
         model,
         threads,
+        ...(encoderWindow ? { encoderWindow } : {}),
         input: 'blob',
         paramsFor,
         timeoutMs: timeout ? Number(timeout) * 1000 : null,

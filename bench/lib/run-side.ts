@@ -1,4 +1,4 @@
-import type { LoadInfo, TranscribeJob, TranscriptBody } from '../pages/driver';
+import type { LoadInfo, LoadOptions, TranscribeJob, TranscriptBody } from '../pages/driver';
 import type { Clip } from './manifest';
 import { PageSession } from './page-session';
 import { RendererMemory } from './renderer-memory';
@@ -11,6 +11,7 @@ export interface SideOptions {
   side: Side;
   model: string;
   threads: number | null;
+  encoderWindow?: LoadOptions['encoderWindow'];
   input: TranscribeJob['input'];
   /** Query string per clip, in the spec's parameter names. */
   paramsFor: (clip: Clip) => string;
@@ -53,7 +54,7 @@ export async function runSide(clips: readonly Clip[], o: SideOptions): Promise<S
   const openSession = async (): Promise<PageSession> => {
     const s = await PageSession.open(o.baseUrl + BENCH_PAGES[o.side], o.log);
     try {
-      const load = await s.load({ model: o.model, threads: o.threads }, LOAD_TIMEOUT_MS);
+      const load = await s.load({ model: o.model, threads: o.threads, ...(o.encoderWindow ? { encoderWindow: o.encoderWindow } : {}) }, LOAD_TIMEOUT_MS);
       run.load ??= load; // the first load is the one reported; reloads after a failure are not
       return s;
     } catch (error) {

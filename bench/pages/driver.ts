@@ -6,6 +6,8 @@ export interface LoadOptions {
   model: string;
   /** WASM threads; null lets the engine choose. */
   threads: number | null;
+  /** Ours only: the encoder window ('full' 30 s or 'fit'); absent = the library's default. */
+  encoderWindow?: 'fit' | 'full';
 }
 
 export interface LoadInfo {

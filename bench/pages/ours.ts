@@ -7,9 +7,14 @@ import type { BenchDriver, LoadOptions, TranscribeJob, TranscriptBody } from './
 let transcriber: Transcriber | null = null;
 
 const driver: BenchDriver = {
-  async load({ model, threads }: LoadOptions) {
+  async load({ model, threads, encoderWindow }: LoadOptions) {
     if (model !== 'whisper-tiny' && model !== 'whisper-base') throw new Error(`unknown model ${model}`);
-    transcriber = createTranscriber({ model, backend: 'wasm', ...(threads !== null ? { numThreads: threads } : {}) });
+    transcriber = createTranscriber({
+      model,
+      backend: 'wasm',
+      ...(threads !== null ? { numThreads: threads } : {}),
+      ...(encoderWindow ? { encoderWindow } : {}),
+    });
     const started = performance.now();
     await transcriber.load();
     return { load_ms: performance.now() - started, crossOriginIsolated };
