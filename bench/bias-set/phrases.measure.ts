@@ -1,7 +1,8 @@
 /**
  * Phrase biasing on the bias set (bench/bias-set/generate.mjs) and on ../shared/eval/en with the real
  * model in Node: recall of the bias terms, WER, and false insertions into unrelated audio, per condition.
- * Env: VOICES=slt,awb (subset), CONDITIONS=off,s0.45,s1,prompt,prompt+s0.45, EN=0 to skip ../shared/eval/en.
+ * Env: VOICES=slt,awb (subset), CONDITIONS=off,s0.45,s0.45g4,prompt,prompt+s0.45 (sS: strength S, gG: gate G),
+ * EN=0 to skip ../shared/eval/en, LOG=file for progress.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -53,7 +54,8 @@ it('phrase biasing: recall, WER, false insertions', async () => {
     const line: string[] = [];
     for (const cond of conditions) {
       const strength = Number(/s([\d.]+)/.exec(cond)?.[1] ?? 0);
-      const bias = createBiasProcessor(model.vocab, phrases, strength);
+      const gate = Number(/g([\d.]+)/.exec(cond)?.[1] ?? Infinity);
+      const bias = createBiasProcessor(model.vocab, phrases, strength, { gate });
       const promptIds = cond.startsWith('prompt') ? promptForPhrases(model.vocab, phrases) : undefined;
       const t0 = performance.now();
       const text = await decodeClip(model, enc, { adjustLogits: (l, g) => bias.adjustLogits(l, g), ...(promptIds ? { promptIds } : {}) });

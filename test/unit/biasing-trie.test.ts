@@ -152,6 +152,17 @@ describe('bias processor', () => {
     }
   });
 
+  it('with a gate, boosts only tokens near the best one', () => {
+    const gated = createBiasProcessor(vocab, ['ComfyUI'], 0.5, { gate: 2 });
+    const r = new Float32Array(VOCAB_SIZE).fill(-10);
+    r[ids(' the')[0]!] = 5;
+    r[phrase[0]!] = 4; // within 2 of the best: boosted
+    r[ids('ComfyUI')[0]!] = 1; // 4 below: left alone
+    gated.adjustLogits(r, []);
+    expect(r[phrase[0]!]).toBeCloseTo(4 + b, 5);
+    expect(r[ids('ComfyUI')[0]!]).toBe(1);
+  });
+
   it('leaves masked (-Infinity) tokens masked', () => {
     const r = row();
     r.fill(-Infinity, 0, 50257);

@@ -44,10 +44,23 @@ export interface BiasProcessor {
  * extending tokens gain that much plus `boost` over every other token; adding a constant to the whole
  * row would change neither argmax, sampling nor the log-probabilities generate() reports.
  */
-export function createBiasProcessor(vocab: BiasVocabulary, phrases: readonly string[], strength: number): BiasProcessor {
+export function createBiasProcessor(
+  vocab: BiasVocabulary,
+  phrases: readonly string[],
+  strength: number,
+  options: BiasOptions = {},
+): BiasProcessor {
   const boost = Math.max(0, strength) * TOKEN_BOOST;
-  return new TrieBiasProcessor(vocab, cachedTrie(vocab, boost > 0 ? phrases : []), boost);
+  return new TrieBiasProcessor(vocab, cachedTrie(vocab, boost > 0 ? phrases : []), boost, options.gate ?? DEFAULT_GATE);
 }
+
+export interface BiasOptions {
+  /** Only tokens whose logit is within `gate` of the row's best are boosted (Infinity: all are). */
+  gate?: number;
+}
+
+/** See BiasOptions.gate; chosen by measurement on the bias set (bench/bias-set/README.md). */
+export const DEFAULT_GATE = Infinity;
 
 /**
  * Tokenizing 10,000 phrases in four to six spellings takes seconds, so the last few phrase lists'
@@ -88,6 +101,7 @@ class TrieBiasProcessor implements BiasProcessor {
     private readonly vocab: BiasVocabulary,
     private readonly trie: TokenTrie,
     readonly boost: number,
+    private readonly gate: number,
   ) {
     const starts = [...trie.childTokens(0)];
     const glued = starts.filter((t) => !vocab.decode([t]).startsWith(' '));
@@ -106,25 +120,24 @@ class TrieBiasProcessor implements BiasProcessor {
     if (!this.active) return;
     const b = this.boost;
     const n = logits.length;
-    const add = (tokens: Int32Array) => {
+    // Tokens far below the best get nothing: a boost there only drags in phrases the audio lacks.
+    let best = -Infinity;
+    if (Number.isFinite(this.gate)) for (let i = 0; i < n; i++) if (logits[i]! > best) best = logits[i]!;
+    const floor = best - this.gate;
+    const extend = state === ROOT_STATE ? null : this.childrenOf(state);
+    const open = state === ROOT_STATE ? 0 : this.openDepth(state);
+    const bump = (tokens: Int32Array, amount: number, skipExtending: boolean) => {
       for (let i = 0; i < tokens.length; i++) {
         const t = tokens[i]!;
-        if (t < n) logits[t] = logits[t]! + b;
+        if (t >= n || !(logits[t]! >= floor)) continue;
+        // an extending token gets the larger continuation boost instead
+        if (skipExtending && extend && this.trie.child(state, t) >= 0) continue;
+        logits[t] = logits[t]! + amount;
       }
     };
-    add(this.rootTokens);
-    const glued = this.mayGlue(previous);
-    if (glued) add(this.gluedRootTokens);
-    if (state === ROOT_STATE) return;
-    const open = this.openDepth(state);
-    const extend = this.childrenOf(state);
-    for (let i = 0; i < extend.length; i++) {
-      const t = extend[i]!;
-      if (t >= n) continue;
-      // A token that also starts a phrase afresh already has +b from above.
-      const fresh = this.trie.child(0, t) >= 0 && (glued || !this.glued.has(t)) ? b : 0;
-      logits[t] = logits[t]! + b * open + b - fresh;
-    }
+    bump(this.rootTokens, b, true);
+    if (this.mayGlue(previous)) bump(this.gluedRootTokens, b, true);
+    if (extend) bump(extend, b * open + b, false);
   }
 
   advance(state: BiasState, token: number, previous?: number): { state: BiasState; delta: number } {
