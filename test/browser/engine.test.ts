@@ -27,6 +27,15 @@ describe('engine with whisper-tiny (real model, real Chromium)', () => {
     expect(edits / clips.length).toBeLessThan(0.2);
   });
 
+  it('transcribes a video container and raw 8 kHz mu-law end to end, and rejects undecodable audio', async () => {
+    const fixture = async (name: string) => (await fetch(`/__fixtures/audio/${name}`)).arrayBuffer();
+    const mov = await transcriber.transcribe(await fixture('mov-video-aac.mov'), { encoding: 'mov', language: 'en' });
+    expect(mov.text.toLowerCase()).toContain('ask not what your country');
+    const mulaw = await transcriber.transcribe(await fixture('raw-mulaw-8k.ul'), { encoding: 'mulaw', sample_rate: 8000, language: 'en' });
+    expect(mulaw.text.toLowerCase()).toContain('what your country');
+    await expect(transcriber.transcribe(await fixture('bad-random.bin'))).rejects.toMatchObject({ status: 400, code: 'invalid_audio' });
+  });
+
   it('returns empty text for silence and for noise (no hallucinated words)', async () => {
     const silence = new Float32Array(16000 * 8);
     expect((await transcriber.transcribe(silence, { language: 'en' })).text).toBe('');
