@@ -213,39 +213,80 @@ export class Engine {
     const encoded = await whisper.encode(logMelSpectrogram(samples, melFrames), melFrames);
     try {
       checkpoint();
-      const language = plan.language ?? mostLikely(await whisper.detectLanguage(encoded, request.languages));
-      const gen = await decodeWindow(whisper, encoded, {
-        language,
-        wantAttention: request.wantWordTimes,
-        checkpoint,
-        audioSeconds: samples.length / SAMPLE_RATE,
-        ...(request.fillerMode === 'verbatim' ? verbatimSteering(whisper, language) : {}),
-      });
+      const decode = (language: string) =>
+        decodeWindow(whisper, encoded, {
+          language,
+          wantAttention: request.wantWordTimes,
+          checkpoint,
+          audioSeconds: samples.length / SAMPLE_RATE,
+          ...(request.fillerMode === 'verbatim' ? verbatimSteering(whisper, language) : {}),
+        });
+      const { language, gen } = plan.language
+        ? { language: plan.language, gen: await decode(plan.language) }
+        : await decodeDetected(await whisper.detectLanguage(encoded, request.languages), decode);
       if (isSilence(gen)) return [];
-      const offsetMs = (window.startSample / SAMPLE_RATE) * 1000;
-      const endMs = (window.endSample / SAMPLE_RATE) * 1000;
-      const aligned = gen.attention ? alignedTimes(gen, encoded.frames, samples.length, offsetMs) : null;
-      const decode = (ids: number[]) => whisper.vocab.decode(ids);
-      const segments: EngineSegment[] = [];
-      for (const seg of splitAtTimestamps(gen.tokens, whisper.vocab, samples.length / SAMPLE_RATE)) {
-        const tokens = aligned
-          ? seg.tokens.map((t) => ({ id: t.id, text: decode([t.id]), ...aligned.get(t)!, probability: Math.exp(t.logprob) }))
-          : spreadTokenTimes(seg, whisper.vocab, offsetMs).map((t) => ({ ...t, endMs: Math.min(t.endMs, endMs) }));
-        let text = decode(seg.tokens.map((t) => t.id)).trim();
-        let words = wordsFromTokens(tokens, decode, 0, language);
-        if (request.fillerMode === 'clean') {
-          const kept = removeFillers(words, language);
-          if (kept.length !== words.length) [words, text] = [kept, joinWords(kept, language)];
-        }
-        if (!text) continue;
-        const startMs = offsetMs + seg.start * 1000;
-        segments.push({ startMs, endMs: Math.max(startMs, Math.min(endMs, offsetMs + seg.end * 1000)), text, language, speaker: 0, tokens, words });
-      }
-      return aligned ? fitWordTimes(segments, speech, offsetMs, endMs) : segments;
+      return windowSegments(whisper, gen, language, window, encoded.frames, speech, request);
     } finally {
       encoded.hidden.dispose();
     }
   }
+}
+
+/**
+ * A decoded window as segments (split at the timestamp tokens) with their words; with attention, the
+ * words get aligned times. clean filler mode drops fillers from words and text here.
+ */
+function windowSegments(
+  whisper: WhisperModel,
+  gen: Generation,
+  language: string,
+  window: DecodingWindow,
+  encoderFrames: number,
+  speech: Float32Array,
+  request: EngineRequest,
+): EngineSegment[] {
+  const windowSamples = window.endSample - window.startSample;
+  const offsetMs = (window.startSample / SAMPLE_RATE) * 1000;
+  const endMs = (window.endSample / SAMPLE_RATE) * 1000;
+  const aligned = gen.attention ? alignedTimes(gen, encoderFrames, windowSamples, offsetMs) : null;
+  const text = (ids: number[]) => whisper.vocab.decode(ids);
+  const segments: EngineSegment[] = [];
+  for (const seg of splitAtTimestamps(gen.tokens, whisper.vocab, windowSamples / SAMPLE_RATE)) {
+    const tokens = aligned
+      ? seg.tokens.map((t) => ({ id: t.id, text: text([t.id]), ...aligned.get(t)!, probability: Math.exp(t.logprob) }))
+      : spreadTokenTimes(seg, whisper.vocab, offsetMs).map((t) => ({ ...t, endMs: Math.min(t.endMs, endMs) }));
+    let segText = text(seg.tokens.map((t) => t.id)).trim();
+    let words = wordsFromTokens(tokens, text, 0, language);
+    if (request.fillerMode === 'clean') {
+      const kept = removeFillers(words, language);
+      if (kept.length !== words.length) [words, segText] = [kept, joinWords(kept, language)];
+    }
+    if (!segText) continue;
+    const startMs = offsetMs + seg.start * 1000;
+    const segEndMs = Math.max(startMs, Math.min(endMs, offsetMs + seg.end * 1000));
+    segments.push({ startMs, endMs: segEndMs, text: segText, language, speaker: 0, tokens, words });
+  }
+  return aligned ? fitWordTimes(segments, speech, offsetMs, endMs) : segments;
+}
+
+/**
+ * Below this probability the detected language is not trusted on its own (short utterances: whisper-base
+ * hears the 1.2 s "Bonjour !" as Portuguese): the two likeliest languages are both decoded and the
+ * transcription the model finds likelier (average token log-probability) wins. Costs a second decoding
+ * pass, only for such windows.
+ */
+const SURE_LANGUAGE = 0.75;
+
+async function decodeDetected(
+  probs: ReadonlyMap<string, number>,
+  decode: (language: string) => Promise<Generation>,
+): Promise<{ language: string; gen: Generation }> {
+  const [first, second] = [...probs].sort((a, b) => b[1] - a[1]);
+  const best = { language: first![0], gen: await decode(first![0]) };
+  if (first![1] >= SURE_LANGUAGE || !second) return best;
+  const other = { language: second[0], gen: await decode(second[0]) };
+  if (isSilence(other.gen)) return best;
+  return isSilence(best.gen) || other.gen.avgLogprob > best.gen.avgLogprob ? other : best;
 }
 
 /** Decoding options that make Whisper write disfluencies: a disfluent prompt and boosted filler tokens. */
