@@ -21,6 +21,8 @@ describe('spoken codes to their written form', () => {
     ['flight U A nine one six leaves', ['[A-Z]{2}[0-9]{3}', 'XR[0-9]{3}'], 'flight UA916 leaves'],
     ['order AMZ12 or A M Z three four five', ['AMZ[0-9]{2}(-[0-9])?', 'AMZ[0-9]{3}'], 'order AMZ12 or AMZ345'],
     ['a lowercase literal amz471', ['amz[0-9]{3}'], 'a lowercase literal amz471'],
+    ['code b-755Q', ['[A-Z][0-9]{3}[A-Z]'], 'code B755Q'],
+    ['the plate ex wye five one', ['[A-Z]{2}[0-9]{2}'], 'the plate XY51'],
   ])('%s', (text, patterns, expected) => {
     expect(applyPatterns(text, P(...patterns))).toBe(expected);
   });

@@ -21,6 +21,11 @@ const NATO: Record<string, string> = {
   juliet: 'J', juliett: 'J', kilo: 'K', lima: 'L', mike: 'M', november: 'N', oscar: 'O', papa: 'P', quebec: 'Q', romeo: 'R',
   sierra: 'S', tango: 'T', uniform: 'U', victor: 'V', whiskey: 'W', whisky: 'W', xray: 'X', yankee: 'Y', zulu: 'Z',
 };
+/** Letter names as words; not the ones that are common words too (you, are, see, why, be, oh). */
+const LETTER_NAMES: Record<string, string> = {
+  bee: 'B', dee: 'D', eff: 'F', gee: 'G', aitch: 'H', jay: 'J', kay: 'K', el: 'L', em: 'M', en: 'N', pee: 'P',
+  cue: 'Q', queue: 'Q', ar: 'R', ess: 'S', tee: 'T', vee: 'V', doubleu: 'W', ex: 'X', wye: 'Y', zed: 'Z', zee: 'Z',
+};
 const REPEATS: Record<string, number> = { double: 2, triple: 3 };
 const SEPARATOR_WORDS = new Set(['dash', 'hyphen']);
 
@@ -45,14 +50,15 @@ function readWord(word: string): WordReading | null {
   if (key in TEENS) return { kind: 'symbols', symbols: [...TEENS[key]!].map((c) => [c]) };
   if (key in TENS) return { kind: 'tens', digit: TENS[key]! };
   if (key in NATO) return { kind: 'symbols', symbols: [[NATO[key]!]] };
+  if (key in LETTER_NAMES) return { kind: 'symbols', symbols: [[LETTER_NAMES[key]!]] };
   if (key in REPEATS) return { kind: 'repeat', times: REPEATS[key]! };
   if (SEPARATOR_WORDS.has(key)) return { kind: 'separator' };
   // A single letter in any case, or written code characters: capitals and digits ("AMZ", "471",
-  // "KL51", "4-7-1"), letters one by one ("a.m.z"), or lower case where digits show a code ("b755q").
+  // "KL51", "4-7-1"), letters one by one ("a.m.z"), or any case where digits show a code ("b-75Q").
   if (!/^[A-Za-z0-9]+(?:[-.][A-Za-z0-9]+)*$/.test(w)) return null;
   const compact = w.replace(/[-.]/g, '');
   const spelled = w.split(/[-.]/).every((part) => part.length === 1);
-  const written = spelled || /^[A-Z0-9]+$/.test(compact) || (/\d/.test(compact) && /^[a-z0-9]+$/.test(compact));
+  const written = spelled || /^[A-Z0-9]+$/.test(compact) || /\d/.test(compact);
   if (!written) return null;
   return { kind: 'symbols', symbols: [...key.toUpperCase()].map((c) => (c === 'O' ? ['O', '0'] : c === '0' ? ['0', 'O'] : [c])) };
 }
