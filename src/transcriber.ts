@@ -19,8 +19,12 @@ export interface TranscriberConfig {
   backend?: BackendChoice;
   /** WASM threads when cross-origin isolated (default min(4, cores)); always 1 otherwise. */
   numThreads?: number;
-  /** Encoder input: 'full' 30 s windows (default) or 'fit' (faster on short clips, less accurate). */
-  encoderWindow?: EncoderWindow;
+  /**
+   * Encoder input: 'full' 30 s windows, or 'fit' (only the window's audio plus silence: faster on short
+   * clips). 'auto' (default) fits for whisper-base, whose accuracy holds (en/ WER 3.8% fit vs 2.7% full),
+   * and keeps full windows for whisper-tiny, whose accuracy does not.
+   */
+  encoderWindow?: EncoderWindow | 'auto';
   /** Custom model used for biasing when a request names none (a request's custom_model_id wins). */
   customModelId?: string;
   /** Model download progress (and transcription progress of every call). */
@@ -56,7 +60,7 @@ export class Transcriber {
       modelBaseUrl: new URL(options.modelBaseUrl ?? '/models/', here).href,
       wasmBaseUrl: new URL(options.wasmBaseUrl ?? '/ort/', here).href,
       backend: options.backend ?? 'auto',
-      encoderWindow: options.encoderWindow ?? 'full',
+      encoderWindow: resolveEncoderWindow(options.encoderWindow ?? 'auto', options.model ?? DEFAULT_MODEL),
       ...(options.numThreads !== undefined ? { numThreads: options.numThreads } : {}),
     };
   }
@@ -195,6 +199,11 @@ export class Transcriber {
   async crashForTest(): Promise<void> {
     await this.engine?.crashForTest();
   }
+}
+
+function resolveEncoderWindow(choice: EncoderWindow | 'auto', model: ModelName): EncoderWindow {
+  if (choice !== 'auto') return choice;
+  return model === 'whisper-base' ? 'fit' : 'full';
 }
 
 export function createTranscriber(config: TranscriberConfig = {}): Transcriber {
