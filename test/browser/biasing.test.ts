@@ -59,10 +59,10 @@ async function fixture(path: string): Promise<ArrayBuffer> {
 }
 
 describe('vocabulary biasing with whisper-tiny (real model, real Chromium)', () => {
-  it('recovers "ComfyUI" that the unbiased model misses, at the default strength', async () => {
+  it('recovers "ComfyUI" in a real recording that the unbiased model misses', async () => {
     const clip = await encodeBytes(await evalBytes('bias/fw_hotwords.mp3'));
     const plain = await decode(clip);
-    const bias = createBiasProcessor(model.vocab, ['ComfyUI'], 0.45);
+    const bias = createBiasProcessor(model.vocab, ['ComfyUI'], 1);
     const biased = await decode(clip, (l, g) => bias.adjustLogits(l, g));
     console.log(`plain «${plain.text}»\nbiased «${biased.text}»`);
     expect(plain.text).not.toContain('ComfyUI');
@@ -71,15 +71,15 @@ describe('vocabulary biasing with whisper-tiny (real model, real Chromium)', () 
     expect(biased.text).toMatch(/go into your/i);
   });
 
-  it('recovers a rare name in a flite clip, with 249 unrelated phrases in the list', async () => {
-    const clip = await encodeBytes(await fixture('phrase-comfyui-slt.wav'));
+  it('recovers a rare name in a flite clip at the default strength, with 249 unrelated phrases listed', async () => {
+    const clip = await encodeBytes(await fixture('phrase-grafana-slt.wav'));
     const plain = await decode(clip);
     const others = Array.from({ length: 249 }, (_, i) => `Zorblax${i}`);
-    const bias = createBiasProcessor(model.vocab, [...others, 'ComfyUI'], 0.45);
+    const bias = createBiasProcessor(model.vocab, [...others, 'Grafana'], 0.45);
     const biased = await decode(clip, (l, g) => bias.adjustLogits(l, g));
     console.log(`plain «${plain.text}»\nbiased «${biased.text}»`);
-    expect(plain.text).not.toContain('ComfyUI');
-    expect(biased.text).toContain('ComfyUI folder');
+    expect(plain.text).not.toContain('Grafana');
+    expect(biased.text).toMatch(/dashboard into Grafana/);
     expect(biased.text).not.toMatch(/Zorblax/);
   });
 
