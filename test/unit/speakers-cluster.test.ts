@@ -27,6 +27,13 @@ function synthetic(order: number[], counts: number[], noise: number, seed: numbe
   return out;
 }
 
+/** What SpeakerDiarizer does before clustering: subtract the mean vector, back to unit length. */
+function centred(vs: Float32Array[]): Float32Array[] {
+  const mean = new Float32Array(DIMS);
+  for (const v of vs) v.forEach((x, d) => (mean[d]! += x / vs.length));
+  return vs.map((v) => unit(v.map((x, d) => x - mean[d]!)));
+}
+
 /** A turn-taking order: runs of 3-6 points per speaker. */
 function turnOrder(counts: number[], seed: number): number[] {
   const rand = seeded(seed);
@@ -97,9 +104,9 @@ describe('averageLinkage', () => {
 
 describe('clusterSpeakers', () => {
   it.each([2, 3, 4])('finds %i well-separated speakers with no bound, labels in order of first appearance', (k) => {
-    const counts = Array.from({ length: k }, (_, i) => 12 + 4 * i);
+    const counts = Array.from({ length: k }, (_, i) => 15 + 2 * i);
     const order = turnOrder(counts, 10 + k);
-    const vectors = synthetic(order, counts, 0.12, 20 + k);
+    const vectors = centred(synthetic(order, counts, 0.12, 20 + k));
     const labels = clusterSpeakers(vectors, { maxSpeakers: null });
     expect(Math.max(...labels) + 1).toBe(k);
     expect(samePartition(labels, truthLabels(order, counts))).toBe(true);
@@ -107,14 +114,14 @@ describe('clusterSpeakers', () => {
     labels.forEach((l, i) => expect(l).toBeLessThanOrEqual(Math.max(-1, ...labels.slice(0, i)) + 1));
   });
 
-  it('keeps one speaker when all points come from one', () => {
+  it('keeps one cluster when all points are alike (uncentred: similarities far above the stop)', () => {
     const vectors = synthetic(new Array(40).fill(0), [40], 0.12, 5);
     expect(new Set(clusterSpeakers(vectors, { maxSpeakers: null }))).toEqual(new Set([0]));
   });
 
   it('max_speakers = 1 gives one speaker even for three clear ones', () => {
     const counts = [10, 10, 10];
-    const vectors = synthetic(turnOrder(counts, 2), counts, 0.1, 6);
+    const vectors = centred(synthetic(turnOrder(counts, 2), counts, 0.1, 6));
     expect(clusterSpeakers(vectors, { maxSpeakers: 1 }).every((l) => l === 0)).toBe(true);
   });
 
@@ -125,17 +132,17 @@ describe('clusterSpeakers', () => {
     // pull speaker 2 towards speaker 1 so the expected merge is unambiguous
     const truth = truthLabels(order, counts);
     const c1 = unit(vectors.filter((_, i) => truth[i] === 1).reduce((a, v) => a.map((x, d) => x + v[d]!), new Float32Array(DIMS)));
-    const pulled = vectors.map((v, i) => (truth[i] === 2 ? unit(v.map((x, d) => x + 1.2 * c1[d]!)) : v));
+    const pulled = centred(vectors.map((v, i) => (truth[i] === 2 ? unit(v.map((x, d) => x + 1.2 * c1[d]!)) : v)));
     const labels = clusterSpeakers(pulled, { maxSpeakers: 2 });
     expect(Math.max(...labels) + 1).toBe(2);
     const merged = truth.map((t) => (t === 2 ? 1 : t));
     expect(samePartition(labels, merged)).toBe(true);
   });
 
-  it('absorbs a tiny outlier cluster instead of counting it as a speaker', () => {
+  it('absorbs a tiny outlier cluster (5% of the points) instead of counting it as a speaker', () => {
     const counts = [20, 20, 2];
     const order = [...turnOrder([20, 20], 9).slice(0, 20), 2, 2, ...turnOrder([20, 20], 9).slice(20)];
-    const vectors = synthetic(order, counts, 0.1, 11);
+    const vectors = centred(synthetic(order, counts, 0.1, 11));
     const labels = clusterSpeakers(vectors, { maxSpeakers: null });
     expect(Math.max(...labels) + 1).toBe(2);
   });

@@ -1,0 +1,256 @@
+/**
+ * Fits the speaker-embedding constants shipped in worker/speakers/speaker-constants.json from
+ * ../shared/speakers/librispeech_train-clean-100 (251 speakers, one utterance each; never the test set):
+ *   1. the utterances are packed two per 30 s window at seeded random offsets (fit-speaker-windows.ts)
+ *      and run through whisper-base's encoder cut after block 2 (bench/speaker-features.ts);
+ *   2. per-position mean of the hidden states over speech (Silero regions, diarization settings),
+ *      stored as its mean plus a rank-R factorisation (R = 128 by default);
+ *   3. pooled 1.5 s pieces (0.75 s hop) of speech minus that mean: PCA, whitening to `outDims`.
+ * Run: node scripts/fit-speaker-constants.mjs [--windows N] [--rank R] [--out-dims K] [--out FILE]
+ * (hidden states are cached under tmp/speaker-cache; a full run costs ~3 min of CPU on a free core).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../config/paths';
+import { vadProbabilities, windowHidden } from '../bench/speaker-features';
+import { SPEAKER_FEATURE_TENSOR, type SpeakerConstantsFile } from '../worker/speakers/constants';
+import { diarizationRegions } from '../worker/speakers/diarize';
+import { EMBEDDING_DEFAULTS, SAMPLES_PER_POSITION, tileSpan } from '../worker/speakers/embed';
+import type { SpeechRegion } from '../worker/segment-speech';
+import { symmetricEigen } from './symmetric-eigen';
+import { trainWindows, type PackedWindow } from './fit-speaker-windows';
+
+export const POSITIONS = 1500;
+export const DIMS = 512;
+/** Speech frames a position needs for its own mean. */
+const MIN_COUNT = 5;
+
+export interface LabelledWindow {
+  hidden: Float32Array;
+  /** Speech of each utterance, window-relative samples, with its speaker. */
+  speech: Array<{ speaker: string; regions: SpeechRegion[] }>;
+}
+
+export async function loadWindows(windows: readonly PackedWindow[]): Promise<LabelledWindow[]> {
+  const out: LabelledWindow[] = [];
+  for (const w of windows) {
+    const speech = [];
+    for (const u of w.utterances) {
+      const regions = diarizationRegions(await vadProbabilities(u.audio), u.audio.length).map((r) => ({
+        startSample: r.startSample + u.offset,
+        endSample: r.endSample + u.offset,
+      }));
+      speech.push({ speaker: u.speaker, regions });
+    }
+    out.push({ hidden: await windowHidden(w.audio), speech });
+  }
+  return out;
+}
+
+/** Mean hidden state of speech at each position, and how many speech frames each mean is over. */
+export function positionMean(windows: readonly LabelledWindow[]): { mean: Float32Array; counts: Float64Array } {
+  const sum = new Float64Array(POSITIONS * DIMS);
+  const counts = new Float64Array(POSITIONS);
+  for (const w of windows) {
+    for (const { regions } of w.speech) {
+      for (const r of regions) {
+        const last = Math.min(POSITIONS, Math.floor(r.endSample / SAMPLES_PER_POSITION));
+        for (let p = Math.ceil(r.startSample / SAMPLES_PER_POSITION); p < last; p++) {
+          counts[p]!++;
+          for (let d = 0; d < DIMS; d++) sum[p * DIMS + d]! += w.hidden[p * DIMS + d]!;
+        }
+      }
+    }
+  }
+  // Positions with too little speech (the first ones: LibriSpeech starts with silence, and the engine's
+  // windows start 1 s before speech) borrow the mean of the nearest well-covered position.
+  const covered = Array.from({ length: POSITIONS }, (_, p) => p).filter((p) => counts[p]! >= MIN_COUNT);
+  if (covered.length === 0) throw new Error('no encoder position has enough speech: pack more windows');
+  const mean = new Float32Array(POSITIONS * DIMS);
+  for (let p = 0; p < POSITIONS; p++) {
+    const q = covered.reduce((best, c) => (Math.abs(c - p) < Math.abs(best - p) ? c : best), covered[0]!);
+    for (let d = 0; d < DIMS; d++) mean[p * DIMS + d] = sum[q * DIMS + d]! / counts[q]!;
+  }
+  return { mean, counts };
+}
+
+export interface LowRankMean {
+  offset: Float64Array;
+  /** [POSITIONS × rank] */
+  basis: Float64Array;
+  /** rank rows of DIMS */
+  loadings: Float64Array[];
+}
+
+/** offset + basis·loadings: the best rank-R fit of the per-position mean around its average (count-weighted). */
+export function lowRankMean(mean: Float32Array, counts: Float64Array, rank: number): LowRankMean {
+  const offset = new Float64Array(DIMS);
+  const total = counts.reduce((a, b) => a + b, 0);
+  for (let p = 0; p < POSITIONS; p++) for (let d = 0; d < DIMS; d++) offset[d]! += (counts[p]! / total) * mean[p * DIMS + d]!;
+  const gram = new Float64Array(DIMS * DIMS);
+  const row = new Float64Array(DIMS);
+  for (let p = 0; p < POSITIONS; p++) {
+    for (let d = 0; d < DIMS; d++) row[d] = mean[p * DIMS + d]! - offset[d]!;
+    for (let i = 0; i < DIMS; i++) {
+      const ri = row[i]!;
+      for (let j = i; j < DIMS; j++) gram[i * DIMS + j]! += ri * row[j]!;
+    }
+  }
+  for (let i = 0; i < DIMS; i++) for (let j = 0; j < i; j++) gram[i * DIMS + j] = gram[j * DIMS + i]!;
+  const loadings = symmetricEigen(gram, DIMS).vectors.slice(0, rank);
+  const basis = new Float64Array(POSITIONS * rank);
+  for (let p = 0; p < POSITIONS; p++) {
+    for (let r = 0; r < rank; r++) {
+      let acc = 0;
+      for (let d = 0; d < DIMS; d++) acc += (mean[p * DIMS + d]! - offset[d]!) * loadings[r]![d]!;
+      basis[p * rank + r] = acc;
+    }
+  }
+  return { offset, basis, loadings };
+}
+
+export function expandMean(m: LowRankMean): Float32Array {
+  const rank = m.loadings.length;
+  const out = new Float32Array(POSITIONS * DIMS);
+  for (let p = 0; p < POSITIONS; p++) {
+    for (let d = 0; d < DIMS; d++) {
+      let v = m.offset[d]!;
+      for (let r = 0; r < rank; r++) v += m.basis[p * rank + r]! * m.loadings[r]![d]!;
+      out[p * DIMS + d] = v;
+    }
+  }
+  return out;
+}
+
+/** Pooled (hidden - mean) over the 1.5 s pieces of every utterance's speech, with the speaker of each. */
+export function pooledPieces(windows: readonly LabelledWindow[], mean: Float32Array): Array<{ speaker: string; x: Float64Array }> {
+  const piece = (EMBEDDING_DEFAULTS.subWindowMs * 16) | 0;
+  const hop = (EMBEDDING_DEFAULTS.hopMs * 16) | 0;
+  const min = (EMBEDDING_DEFAULTS.minMs * 16) | 0;
+  const out: Array<{ speaker: string; x: Float64Array }> = [];
+  for (const w of windows) {
+    for (const { speaker, regions } of w.speech) {
+      for (const r of regions) {
+        if (r.endSample - r.startSample < min) continue;
+        for (const [s, e] of tileSpan(r.startSample, r.endSample, piece, hop)) {
+          const first = Math.floor(s / SAMPLES_PER_POSITION);
+          const last = Math.min(POSITIONS, Math.ceil(e / SAMPLES_PER_POSITION));
+          const x = new Float64Array(DIMS);
+          for (let p = first; p < last; p++) for (let d = 0; d < DIMS; d++) x[d]! += w.hidden[p * DIMS + d]! - mean[p * DIMS + d]!;
+          for (let d = 0; d < DIMS; d++) x[d]! /= Math.max(1, last - first);
+          out.push({ speaker, x });
+        }
+      }
+    }
+  }
+  return out;
+}
+
+export interface Whitening {
+  center: Float64Array;
+  vectors: Float64Array[];
+  scales: Float64Array;
+}
+
+/** PCA of the pooled pieces, keeping `outDims` components scaled to unit variance. */
+export function fitWhitening(xs: readonly Float64Array[], outDims: number): Whitening {
+  const center = new Float64Array(DIMS);
+  for (const x of xs) for (let d = 0; d < DIMS; d++) center[d]! += x[d]! / xs.length;
+  const cov = new Float64Array(DIMS * DIMS);
+  const c = new Float64Array(DIMS);
+  for (const x of xs) {
+    for (let d = 0; d < DIMS; d++) c[d] = x[d]! - center[d]!;
+    for (let i = 0; i < DIMS; i++) {
+      const ci = c[i]! / (xs.length - 1);
+      for (let j = i; j < DIMS; j++) cov[i * DIMS + j]! += ci * c[j]!;
+    }
+  }
+  for (let i = 0; i < DIMS; i++) for (let j = 0; j < i; j++) cov[i * DIMS + j] = cov[j * DIMS + i]!;
+  const eig = symmetricEigen(cov, DIMS);
+  return {
+    center,
+    vectors: eig.vectors.slice(0, outDims),
+    scales: Float64Array.from(eig.values.slice(0, outDims), (v) => 1 / Math.sqrt(Math.max(v, 1e-12))),
+  };
+}
+
+function floatToHalf(value: number): number {
+  const f32 = new Float32Array([value]);
+  const bits = new Uint32Array(f32.buffer)[0]!;
+  const sign = (bits >>> 16) & 0x8000;
+  const exp = ((bits >>> 23) & 0xff) - 127 + 15;
+  const mant = bits & 0x7fffff;
+  if (exp >= 31) return sign | 0x7c00; // overflow to infinity (never happens for these tables)
+  if (exp <= 0) {
+    if (exp < -10) return sign;
+    const m = (mant | 0x800000) >> (1 - exp);
+    return sign | ((m + 0x1000) >> 13);
+  }
+  const rounded = (exp << 10) | (mant >> 13);
+  return sign | (rounded + ((mant >> 12) & 1)); // round half up; a carry rolls into the exponent correctly
+}
+
+function halfBase64(values: ArrayLike<number>): string {
+  const bytes = new Uint8Array(values.length * 2);
+  for (let i = 0; i < values.length; i++) {
+    const h = floatToHalf(values[i]!);
+    bytes[2 * i] = h & 0xff;
+    bytes[2 * i + 1] = h >> 8;
+  }
+  return Buffer.from(bytes).toString('base64');
+}
+
+const round = (xs: ArrayLike<number>): number[] => Array.from(xs, (v) => Number(v.toPrecision(7)));
+
+export function constantsFile(mean: LowRankMean, w: Whitening, provenance: Record<string, unknown>): SpeakerConstantsFile {
+  const rank = mean.loadings.length;
+  return {
+    format: 'localscribe-speaker-constants',
+    version: 1,
+    tensor: SPEAKER_FEATURE_TENSOR,
+    positions: POSITIONS,
+    dims: DIMS,
+    rank,
+    outDims: w.vectors.length,
+    meanOffset: round(mean.offset),
+    meanBasis: halfBase64(mean.basis),
+    meanLoadings: halfBase64(mean.loadings.flatMap((l) => Array.from(l))),
+    center: round(w.center),
+    eigenvectors: halfBase64(w.vectors.flatMap((v) => Array.from(v))),
+    scales: round(w.scales),
+    provenance,
+  };
+}
+
+function option(args: string[], name: string, fallback: number): number {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+}
+
+export async function main(args: string[]): Promise<void> {
+  const nWindows = option(args, '--windows', Infinity);
+  const rank = option(args, '--rank', 128);
+  const outDims = option(args, '--out-dims', 128);
+  const outIndex = args.indexOf('--out');
+  const out = outIndex >= 0 ? args[outIndex + 1]! : join(ROOT, 'worker/speakers/speaker-constants.json');
+  const packed = trainWindows(nWindows);
+  const windows = await loadWindows(packed);
+  const { mean, counts } = positionMean(windows);
+  const low = lowRankMean(mean, counts, rank);
+  const pieces = pooledPieces(windows, expandMean(low));
+  const whitening = fitWhitening(
+    pieces.map((p) => p.x),
+    outDims,
+  );
+  const file = constantsFile(low, whitening, {
+    command: `node scripts/fit-speaker-constants.mjs ${args.join(' ')}`.trim(),
+    data: 'librispeech_train-clean-100',
+    windows: windows.length,
+    utterances: packed.reduce((n, w) => n + w.utterances.length, 0),
+    pieces: pieces.length,
+    minSpeechFramesPerPosition: Math.min(...counts),
+  });
+  const text = JSON.stringify(file);
+  writeFileSync(out, text);
+  console.log(`wrote ${out}: ${text.length} bytes, ${windows.length} windows, ${pieces.length} pieces, rank ${rank}, ${outDims} dims`);
+}
