@@ -83,6 +83,26 @@ function cachedTrie(vocab: BiasVocabulary, phrases: readonly string[]): TokenTri
   return trie;
 }
 
+interface RootSplit {
+  spaced: Int32Array;
+  gluedTokens: Int32Array;
+  glued: ReadonlySet<number>;
+}
+
+/** Phrase-start tokens with and without a leading space; kept per trie (decoding thousands of ids is not free). */
+const rootSplits = new WeakMap<TokenTrie, RootSplit>();
+
+function rootSplit(vocab: BiasVocabulary, trie: TokenTrie): RootSplit {
+  let split = rootSplits.get(trie);
+  if (!split) {
+    const starts = [...trie.childTokens(0)];
+    const glued = new Set(starts.filter((t) => !vocab.decode([t]).startsWith(' ')));
+    split = { spaced: Int32Array.from(starts.filter((t) => !glued.has(t))), gluedTokens: Int32Array.from(glued), glued };
+    rootSplits.set(trie, split);
+  }
+  return split;
+}
+
 class TrieBiasProcessor implements BiasProcessor {
   readonly active: boolean;
   /** First tokens of the spellings with a leading space: a phrase may start at any word. */
@@ -103,12 +123,11 @@ class TrieBiasProcessor implements BiasProcessor {
     readonly boost: number,
     private readonly gate: number,
   ) {
-    const starts = [...trie.childTokens(0)];
-    const glued = starts.filter((t) => !vocab.decode([t]).startsWith(' '));
-    this.glued = new Set(glued);
-    this.rootTokens = Int32Array.from(starts.filter((t) => !this.glued.has(t)));
-    this.gluedRootTokens = Int32Array.from(glued);
-    this.active = boost > 0 && starts.length > 0;
+    const roots = rootSplit(vocab, trie);
+    this.glued = roots.glued;
+    this.rootTokens = roots.spaced;
+    this.gluedRootTokens = roots.gluedTokens;
+    this.active = boost > 0 && roots.spaced.length + roots.gluedTokens.length > 0;
   }
 
   adjustLogits(logits: Float32Array, generated: readonly number[]): void {
