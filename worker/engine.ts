@@ -213,17 +213,14 @@ export class Engine {
     const encoded = await whisper.encode(logMelSpectrogram(samples, melFrames), melFrames);
     try {
       checkpoint();
-      const decode = (language: string) =>
-        decodeWindow(whisper, encoded, {
-          language,
-          wantAttention: request.wantWordTimes,
-          checkpoint,
-          audioSeconds: samples.length / SAMPLE_RATE,
-          ...(request.fillerMode === 'verbatim' ? verbatimSteering(whisper, language) : {}),
-        });
-      const { language, gen } = plan.language
-        ? { language: plan.language, gen: await decode(plan.language) }
-        : await decodeDetected(await whisper.detectLanguage(encoded, request.languages), decode);
+      const language = plan.language ?? mostLikely(await whisper.detectLanguage(encoded, request.languages));
+      const gen = await decodeWindow(whisper, encoded, {
+        language,
+        wantAttention: request.wantWordTimes,
+        checkpoint,
+        audioSeconds: samples.length / SAMPLE_RATE,
+        ...(request.fillerMode === 'verbatim' ? verbatimSteering(whisper, language) : {}),
+      });
       if (isSilence(gen)) return [];
       return windowSegments(whisper, gen, language, window, encoded.frames, speech, request);
     } finally {
@@ -267,26 +264,6 @@ function windowSegments(
     segments.push({ startMs, endMs: segEndMs, text: segText, language, speaker: 0, tokens, words });
   }
   return aligned ? fitWordTimes(segments, speech, offsetMs, endMs) : segments;
-}
-
-/**
- * Below this probability the detected language is not trusted on its own (short utterances: whisper-base
- * hears the 1.2 s "Bonjour !" as Portuguese): the two likeliest languages are both decoded and the
- * transcription the model finds likelier (average token log-probability) wins. Costs a second decoding
- * pass, only for such windows.
- */
-const SURE_LANGUAGE = 0.75;
-
-async function decodeDetected(
-  probs: ReadonlyMap<string, number>,
-  decode: (language: string) => Promise<Generation>,
-): Promise<{ language: string; gen: Generation }> {
-  const [first, second] = [...probs].sort((a, b) => b[1] - a[1]);
-  const best = { language: first![0], gen: await decode(first![0]) };
-  if (first![1] >= SURE_LANGUAGE || !second) return best;
-  const other = { language: second[0], gen: await decode(second[0]) };
-  if (isSilence(other.gen)) return best;
-  return isSilence(best.gen) || other.gen.avgLogprob > best.gen.avgLogprob ? other : best;
 }
 
 /** Decoding options that make Whisper write disfluencies: a disfluent prompt and boosted filler tokens. */
