@@ -1,0 +1,83 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as ort from 'onnxruntime-web';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, EVAL_DIR } from '../../config/paths';
+import { diarizationError, parseRttm } from '../../bench/score/der';
+import { FULL_FRAMES, logMelSpectrogram, N_MELS } from '../../worker/mel';
+import { listGraph, patchWhisperEncoder } from '../../worker/onnx-graph';
+import { decodeSpeakerConstants, SPEAKER_FEATURE_TENSOR, type SpeakerConstantsFile } from '../../worker/speakers/constants';
+import constantsJson from '../../worker/speakers/speaker-constants.json';
+import { diarizationRegions, SpeakerDiarizer } from '../../worker/speakers/diarize';
+import { truncateGraph } from '../../worker/speakers/truncate-encoder';
+import { SileroVad } from '../../worker/vad';
+import { loadEvalClip } from './helpers/audio';
+
+ort.env.wasm.numThreads = 1;
+
+const model = (path: string): Uint8Array => new Uint8Array(readFileSync(join(ROOT, 'public/models', path)));
+const constants = decodeSpeakerConstants(constantsJson as SpeakerConstantsFile);
+
+describe('shipped speaker constants', () => {
+  it('decode to finite tables of the documented shapes', () => {
+    expect(constants.positionMean).toHaveLength(1500 * 512);
+    expect(constants.projection).toHaveLength(constants.outDims * 512);
+    expect(constants.outDims).toBeGreaterThanOrEqual(64);
+    expect(constants.positionMean.every(Number.isFinite) && constants.projection.every(Number.isFinite)).toBe(true);
+    expect((constantsJson as SpeakerConstantsFile).tensor).toBe(SPEAKER_FEATURE_TENSOR);
+  });
+});
+
+describe('diarization on the real whisper-base encoder (pyannote_sample.wav, 2 speakers)', () => {
+  let session: ort.InferenceSession;
+  let audio: Float32Array;
+  let hidden: Float32Array;
+  let probs: Float32Array;
+  let truncatedBytes: Uint8Array;
+
+  beforeAll(async () => {
+    const patched = patchWhisperEncoder(model('whisper-base/onnx/encoder_model_quantized.onnx'), {
+      dynamicFrames: true,
+      extraOutputs: [SPEAKER_FEATURE_TENSOR],
+    });
+    truncatedBytes = truncateGraph(patched, SPEAKER_FEATURE_TENSOR);
+    session = await ort.InferenceSession.create(truncatedBytes, { executionProviders: ['wasm'] });
+    audio = loadEvalClip('diar/pyannote_sample.wav');
+    const mel = logMelSpectrogram(audio, FULL_FRAMES);
+    const out = await session.run({ input_features: new ort.Tensor('float32', mel, [1, N_MELS, FULL_FRAMES]) });
+    hidden = out[SPEAKER_FEATURE_TENSOR]!.data as Float32Array;
+    const vad = await SileroVad.create(ort, model('silero-vad/silero_vad_v5.onnx'));
+    probs = await vad.probabilities(audio);
+    await vad.release();
+  }, 120_000);
+
+  it('the truncated encoder keeps only block 1-2 nodes and outputs [1, 1500, 512]', () => {
+    const g = listGraph(truncatedBytes);
+    expect(g.outputs.map((o) => o.name)).toEqual([SPEAKER_FEATURE_TENSOR]);
+    expect(g.nodes.some((n) => n.name.startsWith('/layers.2/'))).toBe(false);
+    expect(g.nodes.some((n) => n.name.startsWith('/layers.1/'))).toBe(true);
+    expect(hidden).toHaveLength(1500 * 512);
+  });
+
+  function diarize(maxSpeakers: number | null) {
+    const d = new SpeakerDiarizer(constants, diarizationRegions(probs, audio.length));
+    d.addWindow(hidden, 1500, 0);
+    return d.finish(maxSpeakers);
+  }
+
+  it('clusters into 2 speakers with max_speakers = 2, close to the reference turns', () => {
+    const turns = diarize(2);
+    expect(new Set(turns.map((t) => t.speaker))).toEqual(new Set([0, 1]));
+    const ref = parseRttm(readFileSync(join(EVAL_DIR, 'diar/pyannote_sample.rttm'), 'utf8'));
+    const hyp = turns.map((t) => ({ speaker: String(t.speaker), start: t.startMs / 1000, end: t.endMs / 1000 }));
+    const der = diarizationError(ref, hyp, { collar: 0.25, from: 0, to: 30 }).der;
+    console.log(`pyannote_sample, max_speakers=2: DER ${(der * 100).toFixed(1)}% (collar 0.25)`);
+    expect(der).toBeLessThan(0.1); // measured 3.7%
+  });
+
+  it('max_speakers = 1 gives one speaker over all the speech', () => {
+    const turns = diarize(1);
+    expect(turns.every((t) => t.speaker === 0)).toBe(true);
+    expect(turns.length).toBeGreaterThan(0);
+  });
+});
