@@ -59,7 +59,7 @@ export interface BiasOptions {
   gate?: number;
 }
 
-/** See BiasOptions.gate; chosen by measurement on the bias set (bench/bias-set/README.md). */
+/** Off: gates of 2 and 4 lowered recall without reducing the damage to other words (bench/bias-set/README.md). */
 export const DEFAULT_GATE = Infinity;
 
 /**
