@@ -17,6 +17,8 @@ export interface EncodedWindow {
   hidden: Tensor;
   /** Encoder output frames (20 ms each). */
   frames: number;
+  /** Intermediate encoder tensors asked for by name (e.g. speaker features); the caller disposes them. */
+  extras: Record<string, Tensor>;
 }
 
 export interface GeneratedToken {
@@ -83,13 +85,19 @@ export class WhisperModel {
     return new WhisperModel(ort, encoder, decoder, vocab, dims, generation.alignment_heads, dynamicFrames);
   }
 
-  /** Runs the encoder on a log-mel window [80, melFrames]. */
-  async encode(mel: Float32Array, melFrames: number): Promise<EncodedWindow> {
+  /** Whether the encoder graph exposes the named intermediate tensor (added by patchWhisperEncoder). */
+  hasEncoderOutput(name: string): boolean {
+    return this.encoder.outputNames.includes(name);
+  }
+
+  /** Runs the encoder on a log-mel window [80, melFrames], also fetching any `extraOutputs` it exposes. */
+  async encode(mel: Float32Array, melFrames: number, extraOutputs: readonly string[] = []): Promise<EncodedWindow> {
     const input = new this.ort.Tensor('float32', mel, [1, 80, melFrames]);
-    const out = await this.encoder.run({ input_features: input }, ['last_hidden_state']);
+    const out = await this.encoder.run({ input_features: input }, ['last_hidden_state', ...extraOutputs]);
     input.dispose();
     const hidden = out['last_hidden_state']!;
-    return { hidden, frames: hidden.dims[1]! };
+    const extras = Object.fromEntries(extraOutputs.map((name) => [name, out[name]!]));
+    return { hidden, frames: hidden.dims[1]!, extras };
   }
 
   /** Probabilities of the candidate languages (all the model knows when `candidates` is null). */
