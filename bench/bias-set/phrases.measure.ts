@@ -56,7 +56,9 @@ it('phrase biasing: recall, WER, false insertions', async () => {
       const strength = Number(/s([\d.]+)/.exec(cond)?.[1] ?? 0);
       const gate = Number(/g([\d.]+)/.exec(cond)?.[1] ?? Infinity);
       const bias = createBiasProcessor(model.vocab, phrases, strength, { gate });
-      const promptIds = cond.startsWith('prompt') ? promptForPhrases(model.vocab, phrases) : undefined;
+      // 'promptlast': the list in reverse, so the set's terms fall outside the prompt's token budget
+      const listed = cond.startsWith('promptlast') ? [...phrases].reverse() : phrases;
+      const promptIds = cond.startsWith('prompt') ? promptForPhrases(model.vocab, listed) : undefined;
       const t0 = performance.now();
       const text = await decodeClip(model, enc, { adjustLogits: (l, g) => bias.adjustLogits(l, g), ...(promptIds ? { promptIds } : {}) });
       const st = stats.get(cond)!;
