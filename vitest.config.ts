@@ -22,7 +22,7 @@ export default defineConfig({
         optimizeDeps: { exclude: ['onnxruntime-web'] },
         test: {
           name: 'browser',
-          globalSetup: ['scripts/make-audio-fixtures.mjs'],
+          globalSetup: ['scripts/browser-test-setup.mjs'],
           include: ['test/browser/**/*.test.ts'],
           testTimeout: 300_000,
           hookTimeout: 300_000,

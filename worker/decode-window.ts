@@ -1,7 +1,10 @@
 import type { EncodedWindow, GenerateOptions, Generation, WhisperModel } from './whisper';
 
-/** Temperatures tried in turn when a pass looks like a loop or has low confidence (OpenAI's schedule). */
-const TEMPERATURES = [0, 0.2, 0.4, 0.6, 0.8, 1.0];
+/**
+ * Temperatures tried in turn when a pass looks like a loop or has low confidence: OpenAI's schedule
+ * thinned to three passes, since every retry costs a whole decoding pass.
+ */
+const TEMPERATURES = [0, 0.4, 0.8];
 const MAX_COMPRESSION_RATIO = 2.4;
 const MIN_AVG_LOGPROB = -1.0;
 /** Above this no-speech probability, with low confidence, the window is treated as silence. */

@@ -1,6 +1,6 @@
 import * as Comlink from 'comlink';
 import type { EncoderWindow, EngineConfig, EngineRequest, EngineResult, EngineSegment, ProgressEvent } from '../src/engine-types';
-import { decodeWindow, isSilence, type DecodeOptions } from './decode-window';
+import { decodeWindow, isSilence } from './decode-window';
 import { FULL_FRAMES, HOP, logMelSpectrogram, SAMPLE_RATE } from './mel';
 import { ModelFiles } from './model-files';
 import { patchWhisperEncoder } from './onnx-graph';
@@ -8,8 +8,14 @@ import { loadRuntime, sessionOptions, type Backend, type Ort } from './runtime';
 import { decodingWindows, SPEECH_REGION_DEFAULTS, speechRegions, type DecodingWindow } from './segment-speech';
 import { splitAtTimestamps, spreadTokenTimes } from './segments';
 import { capLongWords, enforceSpans, FRAME_MS, tokenFrames, trimToSpeech } from './alignment';
-import { fillerTokenIds, joinWords, removeFillers, VERBATIM_BOOST, verbatimPrompt } from './fillers';
+import { joinWords, removeFillers } from './fillers';
 import { mostLikely, splitByLanguage, type LanguagePlan } from './language';
+import { applyPatterns, applyPatternsToWords } from './biasing/spoken-patterns';
+import { attributeSpeakers } from './speakers/assign';
+import { decodeSpeakerConstants, SPEAKER_FEATURE_TENSOR, type SpeakerConstants, type SpeakerConstantsFile } from './speakers/constants';
+import { diarizationRegions, SpeakerDiarizer } from './speakers/diarize';
+import { SpeakerFeatureSource } from './speakers/features';
+import { steeringFor, type Steering } from './steering';
 import { WhisperVocabulary, type GenerationConfig } from './tokenizer';
 import { SileroVad, VAD_FRAME_SAMPLES } from './vad';
 import { WhisperModel, type Generation } from './whisper';
@@ -33,10 +39,23 @@ export interface LoadedInfo {
 interface Loaded {
   ort: Ort;
   backend: Backend;
+  files: ModelFiles;
   whisper: WhisperModel;
   vad: SileroVad;
   info: LoadedInfo;
+  /** Made on the first diarized request. */
+  speakers?: Promise<{ source: SpeakerFeatureSource; constants: SpeakerConstants }>;
 }
+
+/** Per-request state carried through the windows. */
+interface RequestContext {
+  request: EngineRequest;
+  steering: Steering;
+  diarizer: { diarizer: SpeakerDiarizer; source: SpeakerFeatureSource } | null;
+  checkpoint: () => void;
+}
+
+const BASE_ENCODER = 'whisper-base/onnx/encoder_model_quantized.onnx';
 
 /**
  * In 'fit' mode the encoder sees the window's audio, then at least TAIL_PAD_FRAMES of silence (Whisper was
@@ -85,6 +104,7 @@ export class Engine {
     if (loaded) {
       await loaded.whisper.release();
       await loaded.vad.release();
+      await (await loaded.speakers?.catch(() => null))?.source.release();
     }
   }
 
@@ -127,7 +147,9 @@ export class Engine {
     ]);
     const { ort, backend, threads } = await loadRuntime(config.backend, config.wasmBaseUrl, config.numThreads);
     const vocab = new WhisperVocabulary(tokenizer, tokenizerConfig, generation);
-    const encoder = patchWhisperEncoder(encoderRaw, { dynamicFrames: true });
+    // whisper-base's block-2 output doubles as the speaker features for diarization (worker/speakers/)
+    const extraOutputs = config.model === 'whisper-base' ? [SPEAKER_FEATURE_TENSOR] : [];
+    const encoder = patchWhisperEncoder(encoderRaw, { dynamicFrames: true, extraOutputs });
     let whisper: WhisperModel;
     let usedBackend = backend;
     try {
@@ -141,6 +163,7 @@ export class Engine {
     return {
       ort,
       backend: usedBackend,
+      files,
       whisper,
       vad,
       info: { model: config.model, backend: usedBackend, threads, languages: vocab.languages, dynamicFrames: whisper.dynamicFrames },
@@ -159,17 +182,37 @@ export class Engine {
     checkpoint();
     const probs = await loaded.vad.probabilities(audio, undefined, signal);
     const windows = decodingWindows(speechRegions(probs, { totalSamples: audio.length }), probs, audio.length);
-    const segments: EngineSegment[] = [];
+    const ctx: RequestContext = {
+      request,
+      steering: steeringFor(loaded.whisper, request),
+      diarizer: request.diarize && request.maxSpeakers !== 1 ? await this.diarizer(loaded, probs, audio.length) : null,
+      checkpoint,
+    };
+    let segments: EngineSegment[] = [];
     for (const window of windows) {
       checkpoint();
       for (const plan of await this.planLanguages(loaded.whisper, audio, window, request.languages)) {
         checkpoint();
-        segments.push(...(await this.transcribeWindow(loaded.whisper, audio, probs, plan, request, checkpoint)));
+        segments.push(...(await this.transcribeWindow(loaded.whisper, audio, probs, plan, ctx)));
       }
       onProgress?.({ stage: 'transcribe', processedMs: (window.endSample / SAMPLE_RATE) * 1000, totalMs });
     }
+    if (ctx.diarizer) segments = attributeSpeakers(segments, ctx.diarizer.diarizer.finish(request.maxSpeakers));
     onProgress?.({ stage: 'transcribe', processedMs: totalMs, totalMs });
     return { durationMs: totalMs, segments, model: loaded.info.model, backend: loaded.backend };
+  }
+
+  private async diarizer(loaded: Loaded, probs: Float32Array, totalSamples: number) {
+    loaded.speakers ??= (async () => {
+      const source = await SpeakerFeatureSource.create(loaded.ort, loaded.whisper, () => loaded.files.bytes(BASE_ENCODER), sessionOptions('wasm'));
+      const file = (await import('./speakers/speaker-constants.json')).default as unknown as SpeakerConstantsFile;
+      return { source, constants: decodeSpeakerConstants(file) };
+    })().catch((err) => {
+      loaded.speakers = undefined;
+      throw err;
+    });
+    const { source, constants } = await loaded.speakers;
+    return { diarizer: new SpeakerDiarizer(constants, diarizationRegions(probs, totalSamples)), source };
   }
 
   /**
@@ -204,14 +247,20 @@ export class Engine {
     audio: Float32Array,
     speech: Float32Array,
     plan: LanguagePlan,
-    request: EngineRequest,
-    checkpoint: () => void,
+    ctx: RequestContext,
   ): Promise<EngineSegment[]> {
     const { window } = plan;
+    const { request, checkpoint, diarizer } = ctx;
     const samples = audio.subarray(window.startSample, window.endSample);
     const melFrames = this.encoderWindow === 'fit' ? fitFrames(samples.length) : FULL_FRAMES;
-    const encoded = await whisper.encode(logMelSpectrogram(samples, melFrames), melFrames);
+    const mel = logMelSpectrogram(samples, melFrames);
+    const encoded = await whisper.encode(mel, melFrames, diarizer?.source.encoderOutputs ?? []);
     try {
+      if (diarizer) {
+        const features = await diarizer.source.features(encoded, mel, melFrames);
+        diarizer.diarizer.addWindow(features.data as Float32Array, features.dims[1]!, window.startSample);
+        if (!Object.values(encoded.extras).includes(features)) features.dispose();
+      }
       checkpoint();
       const language = plan.language ?? mostLikely(await whisper.detectLanguage(encoded, request.languages));
       const gen = await decodeWindow(whisper, encoded, {
@@ -219,12 +268,13 @@ export class Engine {
         wantAttention: request.wantWordTimes,
         checkpoint,
         audioSeconds: samples.length / SAMPLE_RATE,
-        ...(request.fillerMode === 'verbatim' ? verbatimSteering(whisper, language) : {}),
+        ...ctx.steering.decodeOptions(language),
       });
       if (isSilence(gen)) return [];
-      return windowSegments(whisper, gen, language, window, encoded.frames, speech, request);
+      return windowSegments(whisper, gen, language, window, encoded.frames, speech, ctx);
     } finally {
       encoded.hidden.dispose();
+      for (const t of Object.values(encoded.extras)) t.dispose();
     }
   }
 }
@@ -240,7 +290,7 @@ function windowSegments(
   window: DecodingWindow,
   encoderFrames: number,
   speech: Float32Array,
-  request: EngineRequest,
+  { request, steering }: RequestContext,
 ): EngineSegment[] {
   const windowSamples = window.endSample - window.startSample;
   const offsetMs = (window.startSample / SAMPLE_RATE) * 1000;
@@ -258,26 +308,16 @@ function windowSegments(
       const kept = removeFillers(words, language);
       if (kept.length !== words.length) [words, segText] = [kept, joinWords(kept, language)];
     }
+    if (steering.patterns.length > 0) {
+      segText = applyPatterns(segText, steering.patterns);
+      words = applyPatternsToWords(words, steering.patterns);
+    }
     if (!segText) continue;
     const startMs = offsetMs + seg.start * 1000;
     const segEndMs = Math.max(startMs, Math.min(endMs, offsetMs + seg.end * 1000));
     segments.push({ startMs, endMs: segEndMs, text: segText, language, speaker: 0, tokens, words });
   }
   return aligned ? fitWordTimes(segments, speech, offsetMs, endMs) : segments;
-}
-
-/** Decoding options that make Whisper write disfluencies: a disfluent prompt and boosted filler tokens. */
-function verbatimSteering(whisper: WhisperModel, language: string): Pick<DecodeOptions, 'promptIds' | 'adjustLogits'> {
-  const prompt = verbatimPrompt(language);
-  const ids = fillerTokenIds(language, (text) => whisper.vocab.encode(text));
-  return {
-    ...(prompt ? { promptIds: whisper.vocab.encode(` ${prompt}`) } : {}),
-    adjustLogits: (logits, generated) => {
-      // not within 3 tokens of a filler: boosted fillers would otherwise feed on themselves ("Um, um, um")
-      if (generated.slice(-3).some((id) => ids.includes(id))) return;
-      for (const id of ids) logits[id]! += VERBATIM_BOOST;
-    },
-  };
 }
 
 /** 'fit' encoder input for `samples` of audio (see MIN_MEL_FRAMES). */
