@@ -18,7 +18,7 @@ import { embedSpan, SAMPLES_PER_POSITION, type HiddenWindow } from '../worker/sp
 import type { SpeakerTurn } from '../worker/speakers/turns';
 import { testWindows } from '../scripts/fit-speaker-windows';
 import { loadWindows, POSITIONS, DIMS, type LabelledWindow } from '../scripts/fit-speaker-model';
-import { seeded } from '../scripts/seeded-random';
+import { seeded } from '../worker/seeded-random';
 import { formatTable, percent } from './lib/table';
 import { diarizationError, parseRttm, type Turn } from './score/der';
 import { decodeFile, vadProbabilities, windowHidden } from './speaker-features';

@@ -12,6 +12,9 @@ export const ISOLATION_HEADERS = {
 
 const TYPES: Record<string, string> = {
   '.json': 'application/json',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.wasm': 'application/wasm',
   '.wav': 'audio/wav',
   '.flac': 'audio/flac',
   '.mp3': 'audio/mpeg',
@@ -23,7 +26,8 @@ const TYPES: Record<string, string> = {
   '.m4a': 'audio/mp4',
 };
 
-function serveDir(prefix: string, dir: string): Connect.NextHandleFunction {
+/** Serves the files under `dir` read-only at URL `prefix`, with the isolation headers. */
+export function serveDir(prefix: string, dir: string): Connect.NextHandleFunction {
   return (req, res, next) => {
     const url = req.url?.split('?')[0] ?? '';
     if (!url.startsWith(prefix)) return next();

@@ -1,3 +1,4 @@
+import { seeded } from './seeded-random';
 import type { EncodedWindow, GenerateOptions, Generation, WhisperModel } from './whisper';
 
 /**
@@ -17,7 +18,7 @@ export type DecodeOptions = Omit<GenerateOptions, 'temperature' | 'random'>;
  * (gzip compression ratio) or is unlikely (average log-probability), and keeping the best pass.
  */
 export async function decodeWindow(model: WhisperModel, encoded: EncodedWindow, opts: DecodeOptions): Promise<Generation> {
-  const random = seededRandom(0x5eed);
+  const random = seeded(0x5eed);
   let best: Generation | null = null;
   for (const temperature of TEMPERATURES) {
     const gen = await model.generate(encoded, { ...opts, temperature, random });
@@ -42,15 +43,4 @@ async function compressionRatio(text: string): Promise<number> {
   const compressed = await new Response(stream).arrayBuffer();
   // gzip adds an 18-byte header and trailer that zlib (OpenAI's measure) does not
   return bytes.length / Math.max(1, compressed.byteLength - 12);
-}
-
-function seededRandom(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

@@ -1,9 +1,9 @@
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, extname, join, normalize } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createServer, type Plugin, type ViteDevServer } from 'vite';
 import { ROOT } from '../../config/paths';
-import { evalData, ISOLATION_HEADERS } from '../../config/vite-plugins';
+import { evalData, ISOLATION_HEADERS, serveDir } from '../../config/vite-plugins';
 import { warmUp } from './warm-up';
 
 /** The bench pages, one per side, each exposing window.benchDriver. */
@@ -49,8 +49,6 @@ export async function startBenchServer(): Promise<{ url: string; close: () => Pr
   return { url: url.replace(/\/$/, ''), close: () => server.close() };
 }
 
-const TYPES: Record<string, string> = { '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm' };
-
 /** transformers.js's nested onnxruntime-web (its .wasm and .mjs), served as-is at /__peer-ort/. */
 function peerOrtFiles(): Plugin {
   const require = createRequire(join(ROOT, 'package.json'));
@@ -58,24 +56,10 @@ function peerOrtFiles(): Plugin {
   const transformers = dirname(dirname(require.resolve('@huggingface/transformers')));
   const dist = join(transformers, 'node_modules/onnxruntime-web/dist');
   if (!existsSync(dist)) throw new Error(`transformers.js's own onnxruntime-web is missing: ${dist}`);
-  const prefix = '/__peer-ort/';
   return {
     name: 'localscribe-bench-peer-ort',
     configureServer(server) {
-      server.middlewares.use((req, res, next) => {
-        const path = req.url?.split('?')[0] ?? '';
-        if (!path.startsWith(prefix)) return next();
-        const rel = normalize(decodeURIComponent(path.slice(prefix.length)));
-        const file = join(dist, rel);
-        if (rel.startsWith('..') || !existsSync(file) || !statSync(file).isFile()) {
-          res.statusCode = 404;
-          return res.end(`not found: ${rel}`);
-        }
-        res.setHeader('Content-Type', TYPES[extname(file)] ?? 'application/octet-stream');
-        res.setHeader('Content-Length', String(statSync(file).size));
-        for (const [k, v] of Object.entries(ISOLATION_HEADERS)) res.setHeader(k, v);
-        createReadStream(file).pipe(res);
-      });
+      server.middlewares.use(serveDir('/__peer-ort/', dist));
     },
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { averageLinkage, clusterSpeakers, cutTree, similarityMatrix } from '../../worker/speakers/cluster';
-import { seeded } from '../../scripts/seeded-random';
+import { seeded } from '../../worker/seeded-random';
 
 const DIMS = 64;
 
