@@ -2,10 +2,10 @@ import { seeded } from './seeded-random';
 import type { EncodedWindow, GenerateOptions, Generation, WhisperModel } from './whisper';
 
 /**
- * Temperatures tried in turn when a pass looks like a loop or has low confidence: OpenAI's schedule
- * thinned to three passes, since every retry costs a whole decoding pass.
+ * Temperatures tried in turn when a pass looks like a loop or has low confidence (OpenAI's schedule).
+ * A looping pass is cut short as soon as the loop shows (repeatsTail in whisper.ts), so retries stay cheap.
  */
-const TEMPERATURES = [0, 0.4, 0.8];
+const TEMPERATURES = [0, 0.2, 0.4, 0.6, 0.8, 1.0];
 const MAX_COMPRESSION_RATIO = 2.4;
 const MIN_AVG_LOGPROB = -1.0;
 /** Above this no-speech probability, with low confidence, the window is treated as silence. */
@@ -15,20 +15,23 @@ export type DecodeOptions = Omit<GenerateOptions, 'temperature' | 'random'>;
 
 /**
  * Decodes one encoded window, retrying at higher temperatures while the result repeats itself
- * (gzip compression ratio) or is unlikely (average log-probability), and keeping the best pass.
+ * (gzip compression ratio) or is unlikely (average log-probability). When every pass fails, the likeliest
+ * pass that does not repeat itself wins, else the last one: a confident loop is still a loop.
  */
 export async function decodeWindow(model: WhisperModel, encoded: EncodedWindow, opts: DecodeOptions): Promise<Generation> {
   const random = seeded(0x5eed);
   let best: Generation | null = null;
+  let last: Generation | null = null;
   for (const temperature of TEMPERATURES) {
     const gen = await model.generate(encoded, { ...opts, temperature, random });
     const text = model.vocab.decode(gen.tokens.map((t) => t.id));
-    const ratio = await compressionRatio(text);
-    if (!best || gen.avgLogprob > best.avgLogprob) best = gen;
+    const repeats = gen.looped || (await compressionRatio(text)) > MAX_COMPRESSION_RATIO;
     const silent = gen.noSpeechProb > NO_SPEECH_THRESHOLD && gen.avgLogprob < MIN_AVG_LOGPROB;
-    if (silent || (ratio <= MAX_COMPRESSION_RATIO && gen.avgLogprob >= MIN_AVG_LOGPROB)) return gen;
+    if (silent || (!repeats && gen.avgLogprob >= MIN_AVG_LOGPROB)) return gen;
+    if (!repeats && (!best || gen.avgLogprob > best.avgLogprob)) best = gen;
+    last = gen;
   }
-  return best!;
+  return best ?? last!;
 }
 
 /** Whether a decoded window is silence rather than speech. */

@@ -32,6 +32,8 @@ export interface Generation {
   avgLogprob: number;
   noSpeechProb: number;
   temperature: number;
+  /** Stopped because the text started repeating itself (repeatsTail). */
+  looped: boolean;
   /** Per generated token: the alignment heads' cross-attention rows, [heads][frames] flattened. */
   attention: Float32Array[] | null;
 }
@@ -125,7 +127,10 @@ export class WhisperModel {
     const noSpeechProb = softmaxAt(step.logits, sotIndex, v.noSpeech);
     let rowIndex = prompt.length - 1;
     const generated: number[] = [];
+    // text tokens only: a loop of whole segments differs in its timestamp tokens but not in its text
+    const textIds: number[] = [];
     let sumLogprob = 0;
+    let looped = false;
     for (let i = 0; i < maxTokens; i++) {
       opts.checkpoint?.();
       const row = rowAt(step.logits, rowIndex);
@@ -137,8 +142,10 @@ export class WhisperModel {
       if (id === v.eot) break;
       tokens.push({ id, logprob });
       generated.push(id);
+      if (v.isText(id)) textIds.push(id);
       sumLogprob += logprob;
-      if (repeatsTail(generated) || closesAtEnd(generated, v, maxTsIndex)) break;
+      looped = repeatsTail(textIds);
+      if (looped || closesAtEnd(generated, v, maxTsIndex)) break;
       step = await this.forward([id], step.past, encoded, opts.wantAttention);
       rowIndex = 0;
     }
@@ -148,6 +155,7 @@ export class WhisperModel {
       avgLogprob: sumLogprob / Math.max(1, tokens.length),
       noSpeechProb,
       temperature: opts.temperature,
+      looped,
       attention,
     };
   }
@@ -273,11 +281,13 @@ function closesAtEnd(ids: readonly number[], vocab: WhisperVocabulary, maxTsInde
   return ids[n - 1]! - vocab.timestampBegin >= maxTsIndex - 15;
 }
 
-/** True when the tail of `ids` is one n-gram (n ≤ 8) repeated at least 4 times: a decoding loop. */
+/** True when the tail of `ids` is one n-gram (n ≤ 16) repeated at least 4 times: a decoding loop. */
 export function repeatsTail(ids: readonly number[]): boolean {
-  for (let n = 1; n <= 8; n++) {
+  for (let n = 1; n <= 16; n++) {
     const reps = n === 1 ? 12 : 4;
     if (ids.length < n * reps) continue;
+    // a run of one token ("no no no") is judged as a 1-gram only
+    if (n > 1 && ids.slice(-n).every((id) => id === ids[ids.length - 1])) continue;
     let repeated = true;
     for (let r = 1; r < reps && repeated; r++) {
       for (let k = 0; k < n; k++) {
