@@ -10,6 +10,12 @@ export default defineConfig({
   server: { headers: ISOLATION_HEADERS, fs: { allow: [ROOT] }, port: 5173 },
   preview: { headers: ISOLATION_HEADERS, port: 4173 },
   worker: { format: 'es' },
-  optimizeDeps: { exclude: ['onnxruntime-web'] },
+  // Pre-bundle what the page and the engine worker import, so the dev server never re-optimizes (and
+  // reloads the page) in the middle of someone's first transcription.
+  optimizeDeps: {
+    entries: [`${ROOT}/demo/index.html`, `${ROOT}/worker/engine.ts`],
+    include: ['comlink', 'idb', '@huggingface/tokenizers'],
+    exclude: ['onnxruntime-web'],
+  },
   build: { outDir: `${ROOT}/dist-demo`, emptyOutDir: true, target: 'es2022' },
 });

@@ -14,6 +14,8 @@ const transcribers = new Map<ModelName, Transcriber>();
 let controller: AbortController | null = null;
 
 function showProgress(e: ProgressEvent): void {
+  // progress messages from the worker can arrive after the result: only a running call may update
+  if (!controller) return;
   if (e.stage === 'load') {
     stage.textContent = `Loading model files… ${(e.loaded / 1e6).toFixed(1)} of ${(e.total / 1e6).toFixed(1)} MB`;
     progress.value = e.total ? e.loaded / e.total : 0;
@@ -55,11 +57,14 @@ go.addEventListener('click', async () => {
     include_words: $<HTMLInputElement>('words').checked,
     include_confidence: $<HTMLInputElement>('confidence').checked,
     include_language: $<HTMLInputElement>('detect').checked,
+    diarize: $<HTMLInputElement>('diarize').checked,
   };
   const started = performance.now();
   try {
     const result = await transcriberFor(model.value as ModelName).transcribe(chosen, params, { signal: controller.signal });
-    text.textContent = result.text || '(no speech found)';
+    text.textContent = result.segments
+      ? result.segments.map((s) => `Speaker ${s.speaker_id + 1}: ${s.text}`).join('\n') || '(no speech found)'
+      : result.text || '(no speech found)';
     json.textContent = JSON.stringify(result, null, 2);
     stage.textContent = `Done in ${((performance.now() - started) / 1000).toFixed(1)} s.`;
     progress.value = 1;
