@@ -1,5 +1,4 @@
-import { parseArgs } from './lib/args';
-import { useEvalDir } from './lib/eval-dir';
+import { parseRunnerOptions } from './lib/args';
 
 const USAGE = `npm run bench [-- --out FILE --threads N[,N] --clips PATTERN --model NAME[,NAME] --side ours|peer --data DIR --timeout S]
   Runs this library and transformers.js side by side (same q8 model files, same headless Chromium,
@@ -13,17 +12,5 @@ const USAGE = `npm run bench [-- --out FILE --threads N[,N] --clips PATTERN --mo
 
 /** Parsed options (and STS_EVAL_DIR set from --data), or the exit code when there is nothing to run. */
 export function parseOptions(argv: string[]): Map<string, string> | number {
-  let options: Map<string, string>;
-  try {
-    options = parseArgs(argv, ['out', 'threads', 'clips', 'model', 'side', 'data', 'timeout'], ['help']);
-  } catch (error) {
-    console.error(`${(error as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (options.has('help')) {
-    console.log(USAGE);
-    return 0;
-  }
-  useEvalDir(options.get('data'));
-  return options;
+  return parseRunnerOptions(argv, ['out', 'threads', 'clips', 'model', 'side', 'data', 'timeout'], USAGE);
 }

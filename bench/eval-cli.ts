@@ -1,5 +1,4 @@
-import { parseArgs } from './lib/args';
-import { useEvalDir } from './lib/eval-dir';
+import { parseRunnerOptions } from './lib/args';
 
 const USAGE = `npm run eval [-- --data DIR --model NAME[,NAME] --params QUERY --out FILE --folders LIST --threads N --timeout S --candidates N --encoder-window fit|full]
   Transcribes every clip of the manifests under DIR (en/ multi/ diar/ bias/ long/) with this library
@@ -18,17 +17,5 @@ const USAGE = `npm run eval [-- --data DIR --model NAME[,NAME] --params QUERY --
 
 /** Parsed options (and STS_EVAL_DIR set from --data), or the exit code when there is nothing to run. */
 export function parseOptions(argv: string[]): Map<string, string> | number {
-  let options: Map<string, string>;
-  try {
-    options = parseArgs(argv, ['data', 'model', 'params', 'out', 'folders', 'threads', 'timeout', 'candidates', 'encoder-window'], ['help']);
-  } catch (error) {
-    console.error(`${(error as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (options.has('help')) {
-    console.log(USAGE);
-    return 0;
-  }
-  useEvalDir(options.get('data'));
-  return options;
+  return parseRunnerOptions(argv, ['data', 'model', 'params', 'out', 'folders', 'threads', 'timeout', 'candidates', 'encoder-window'], USAGE);
 }

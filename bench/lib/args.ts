@@ -1,3 +1,5 @@
+import { useEvalDir } from './eval-dir';
+
 /** `--name value` / `--name=value` / `--flag` command-line options, nothing more. */
 export function parseArgs(argv: readonly string[], known: readonly string[], flags: readonly string[] = []): Map<string, string> {
   const options = new Map<string, string>();
@@ -21,3 +23,23 @@ export function parseArgs(argv: readonly string[], known: readonly string[], fla
 /** "a,b, c" -> ["a", "b", "c"]. */
 export const splitList = (value: string): string[] =>
   value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+
+/**
+ * A runner's options with --help and usage errors handled: the options, or the exit code when there is
+ * nothing to run (0 after --help, 2 after a usage error). Sets STS_EVAL_DIR from --data.
+ */
+export function parseRunnerOptions(argv: readonly string[], known: readonly string[], usage: string): Map<string, string> | number {
+  let options: Map<string, string>;
+  try {
+    options = parseArgs(argv, known, ['help']);
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${usage}`);
+    return 2;
+  }
+  if (options.has('help')) {
+    console.log(usage);
+    return 0;
+  }
+  useEvalDir(options.get('data'));
+  return options;
+}

@@ -89,13 +89,8 @@ export async function listPhrases(id: string, page: number, size: number): Promi
   return { phrases: values.map((value) => ({ value })), page, size, total: model.phraseCount };
 }
 
-/**
- * Adds phrases not yet in the model (idempotent: a phrase already present is skipped, as is a repeat
- * within the request). All or nothing: if the result would exceed the per-model limit nothing is added.
- */
-export async function addPhrases(id: string, raw: unknown): Promise<{ added: number; skipped: number }> {
-  const phrases = validatePhraseList(raw);
-  const submitted = Array.isArray(raw) ? raw.length : phrases.length;
+/** One read-write transaction over a model and its phrases; throws NOT_FOUND (nothing written) for an unknown id. */
+async function openModelForWrite(id: string) {
   const db = await openStore();
   const tx = db.transaction(['models', 'phrases'], 'readwrite');
   const models = tx.objectStore('models');
@@ -106,6 +101,17 @@ export async function addPhrases(id: string, raw: unknown): Promise<{ added: num
     await tx.done.catch(() => undefined);
     throw notFound(id);
   }
+  return { tx, models, store, model };
+}
+
+/**
+ * Adds phrases not yet in the model (idempotent: a phrase already present is skipped, as is a repeat
+ * within the request). All or nothing: if the result would exceed the per-model limit nothing is added.
+ */
+export async function addPhrases(id: string, raw: unknown): Promise<{ added: number; skipped: number }> {
+  const phrases = validatePhraseList(raw);
+  const submitted = Array.isArray(raw) ? raw.length : phrases.length;
+  const { tx, models, store, model } = await openModelForWrite(id);
   const present = await Promise.all(phrases.map((v) => store.index('byModelValue').getKey([id, v])));
   const fresh = phrases.filter((_, i) => present[i] === undefined);
   if (model.phraseCount + fresh.length > PHRASES_PER_MODEL_MAX) {
@@ -125,16 +131,7 @@ export async function addPhrases(id: string, raw: unknown): Promise<{ added: num
 export async function deletePhrases(id: string, raw: unknown): Promise<{ deleted: number; skipped: number }> {
   const phrases = validatePhraseList(raw);
   const submitted = Array.isArray(raw) ? raw.length : phrases.length;
-  const db = await openStore();
-  const tx = db.transaction(['models', 'phrases'], 'readwrite');
-  const models = tx.objectStore('models');
-  const store = tx.objectStore('phrases');
-  const model = await models.index('byId').get(id);
-  if (!model) {
-    tx.abort();
-    await tx.done.catch(() => undefined);
-    throw notFound(id);
-  }
+  const { tx, models, store, model } = await openModelForWrite(id);
   const keys = await Promise.all(phrases.map((v) => store.index('byModelValue').getKey([id, v])));
   const found = keys.filter((k): k is number => k !== undefined);
   const writes: Promise<unknown>[] = found.map((k) => store.delete(k));
