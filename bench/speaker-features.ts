@@ -13,7 +13,6 @@ import { ROOT } from '../config/paths';
 import { FULL_FRAMES, logMelSpectrogram, N_MELS } from '../worker/mel';
 import { patchWhisperEncoder } from '../worker/onnx-graph';
 import { SPEAKER_FEATURE_TENSOR } from '../worker/speakers/constants';
-import { truncateGraph } from '../worker/speakers/truncate-encoder';
 import { SileroVad } from '../worker/vad';
 
 ort.env.wasm.numThreads = 1;
@@ -50,8 +49,8 @@ let vad: Promise<SileroVad> | undefined;
 export function speakerEncoder(): Promise<ort.InferenceSession> {
   encoder ??= (async () => {
     const full = new Uint8Array(readFileSync(join(MODELS, 'whisper-base/onnx/encoder_model_quantized.onnx')));
-    const patched = patchWhisperEncoder(full, { dynamicFrames: true, extraOutputs: [SPEAKER_FEATURE_TENSOR] });
-    return ort.InferenceSession.create(truncateGraph(patched, SPEAKER_FEATURE_TENSOR), { executionProviders: ['wasm'] });
+    const truncated = patchWhisperEncoder(full, { dynamicFrames: true, extraOutputs: [SPEAKER_FEATURE_TENSOR], extraOutputsOnly: true });
+    return ort.InferenceSession.create(truncated, { executionProviders: ['wasm'] });
   })();
   return encoder;
 }

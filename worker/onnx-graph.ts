@@ -384,6 +384,11 @@ export interface PatchWhisperEncoderOptions {
   dynamicFrames: boolean;
   /** Intermediate tensors to expose as extra graph outputs, e.g. '/layers.1/Add_1_output_0'. */
   extraOutputs?: string[];
+  /**
+   * Keep only `extraOutputs` as graph outputs: nodes and initializers they do not need are removed.
+   * onnxruntime runs every node whatever is fetched, so this is how an early block costs only itself.
+   */
+  extraOutputsOnly?: boolean;
 }
 
 /** Positions of Whisper's 30 s window after the stride-2 convolution, and mel frames before it. */
@@ -427,6 +432,8 @@ export function patchWhisperEncoder(model: Uint8Array, options: PatchWhisperEnco
   const insertBefore = new Map<Field, Chunks[]>();
   const newInitializers: Chunks[] = [];
   const newOutputs: Chunks[] = [];
+  /** Existing tensors the inserted nodes read (they are not in `nodes`). */
+  const insertedReads: string[] = [];
 
   if (options.dynamicFrames) {
     if (defaultOpset(modelFields) < 10) throw new Error('Whisper encoder patch needs ONNX opset >= 10 (Slice with inputs)');
@@ -444,6 +451,7 @@ export function patchWhisperEncoder(model: Uint8Array, options: PatchWhisperEnco
       encodeNode('Slice', `${PREFIX}/Slice`, [posName, starts, length, axes], [sliced]),
     ]);
     replaced.set(add.field, renameNodeInput(add, posName, sliced));
+    insertedReads.push(posName, otherName);
 
     // Static 3000/1500 sizes would contradict a shorter window: relax them on the graph's inputs and
     // outputs, and drop value_info entries that carry them (ORT re-infers those).
@@ -456,17 +464,18 @@ export function patchWhisperEncoder(model: Uint8Array, options: PatchWhisperEnco
     }
   }
 
+  const extra = options.extraOutputs ?? [];
+  if (options.extraOutputsOnly && extra.length === 0) throw new Error('Whisper encoder patch: extraOutputsOnly needs extraOutputs');
   for (const o of outputs) {
-    if (o.name.startsWith('encoder_attentions.')) replaced.set(o.field, null);
+    if (o.name.startsWith('encoder_attentions.') || options.extraOutputsOnly) replaced.set(o.field, null);
   }
 
-  const extra = options.extraOutputs ?? [];
   if (extra.length > 0) {
     const produced = new Set(nodes.flatMap((n) => n.outputs));
     const declared = new Set(outputs.map((o) => o.name));
     for (const name of extra) {
       if (!produced.has(name)) throw new Error(`Whisper encoder patch: no node produces "${name}"`);
-      if (declared.has(name)) continue;
+      if (declared.has(name) && !options.extraOutputsOnly) continue;
       const vi = valueInfos.get(name);
       // Without value_info ORT still needs an element type; every activation of the encoder is float.
       const elemType = vi?.elemType || 1;
@@ -478,7 +487,14 @@ export function patchWhisperEncoder(model: Uint8Array, options: PatchWhisperEnco
   const keptOutputs = new Set(
     outputs.filter((o) => replaced.get(o.field) !== null).map((o) => o.name).concat(extra),
   );
-  for (const node of deadNodes(nodes, keptOutputs)) replaced.set(node.field, null);
+  const dead = new Set(deadNodes(nodes, keptOutputs));
+  for (const node of dead) replaced.set(node.field, null);
+  if (dead.size > 0) {
+    // initializers only dead nodes read would still be loaded into memory: drop them too
+    const read = new Set(nodes.filter((n) => !dead.has(n)).flatMap((n) => n.inputs));
+    for (const name of insertedReads) read.add(name);
+    for (const init of initializers.values()) if (!read.has(init.name) && !keptOutputs.has(init.name)) replaced.set(init.field, null);
+  }
 
   const graph = new Chunks();
   let lastKind = -1;

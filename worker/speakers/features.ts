@@ -2,7 +2,6 @@ import type * as OrtModule from 'onnxruntime-web';
 import { patchWhisperEncoder } from '../onnx-graph';
 import type { EncodedWindow, WhisperModel } from '../whisper';
 import { SPEAKER_FEATURE_TENSOR } from './constants';
-import { truncateGraph } from './truncate-encoder';
 
 type Ort = typeof OrtModule;
 
@@ -24,8 +23,12 @@ export class SpeakerFeatureSource {
     options: OrtModule.InferenceSession.SessionOptions,
   ): Promise<SpeakerFeatureSource> {
     if (whisper.hasEncoderOutput(SPEAKER_FEATURE_TENSOR)) return new SpeakerFeatureSource(ort, null);
-    const patched = patchWhisperEncoder(await baseEncoderBytes(), { dynamicFrames: true, extraOutputs: [SPEAKER_FEATURE_TENSOR] });
-    const session = await ort.InferenceSession.create(truncateGraph(patched, SPEAKER_FEATURE_TENSOR), options);
+    const truncated = patchWhisperEncoder(await baseEncoderBytes(), {
+      dynamicFrames: true,
+      extraOutputs: [SPEAKER_FEATURE_TENSOR],
+      extraOutputsOnly: true,
+    });
+    const session = await ort.InferenceSession.create(truncated, options);
     return new SpeakerFeatureSource(ort, session);
   }
 
