@@ -1,6 +1,7 @@
 export { createTranscriber, Transcriber, DEFAULT_MODEL } from './transcriber';
 export type { AudioInput, TranscriberConfig, TranscribeOptions } from './transcriber';
 export { ApiError } from './api/errors';
+export { clearModelCache, modelCacheInfo, MODEL_CACHE, type ModelCacheInfo } from '../worker/model-files';
 export type { TranscriptionParams, TranscriptionParamsInput } from './api/params';
 export type { Transcript } from './api/transcript';
 export { AUDIO_ENCODINGS, type AudioEncoding } from './audio/index';

@@ -7,12 +7,21 @@ import { decodeAudio } from './audio/index';
 import type { BackendChoice, EncoderWindow, EngineConfig, EngineRequest, ModelName, ProgressEvent } from './engine-types';
 import { getPhrasesForBiasing } from './store/custom-models';
 import type { Engine, LoadedInfo } from '../worker/engine';
+import { NO_CACHE_FRAGMENT } from '../worker/model-files';
 
 export interface TranscriberConfig {
   /** Default 'whisper-base': see README "Choosing a model" for the measurements behind it. */
   model?: ModelName;
-  /** Folder with the model files and manifest.json. Default: the app's /models/. */
+  /**
+   * Folder with the model files and manifest.json: relative to the page, or absolute (another origin
+   * must send CORS headers). Default: the app's /models/.
+   */
   modelBaseUrl?: string;
+  /**
+   * Keep verified model files in Cache Storage ('localscribe-models-v1') so later loads, also offline,
+   * skip the download; each cached file is checked against manifest.json's sha256 before use. Default true.
+   */
+  cache?: boolean;
   /** Folder with onnxruntime-web's .wasm files. Default: the app's /ort/. */
   wasmBaseUrl?: string;
   /** 'auto' uses WebGPU only on a hardware adapter; 'webgpu' forces it (falls back to wasm if it fails). */
@@ -57,7 +66,8 @@ export class Transcriber {
     const here = typeof location !== 'undefined' ? location.href : 'http://localhost/';
     this.config = {
       model: options.model ?? DEFAULT_MODEL,
-      modelBaseUrl: new URL(options.modelBaseUrl ?? '/models/', here).href,
+      // The engine hands modelBaseUrl to worker/model-files.ts, which reads the cache choice from its fragment.
+      modelBaseUrl: new URL(options.modelBaseUrl ?? '/models/', here).href.split('#')[0] + (options.cache === false ? NO_CACHE_FRAGMENT : ''),
       wasmBaseUrl: new URL(options.wasmBaseUrl ?? '/ort/', here).href,
       backend: options.backend ?? 'auto',
       encoderWindow: resolveEncoderWindow(options.encoderWindow ?? 'auto', options.model ?? DEFAULT_MODEL),
