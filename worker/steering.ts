@@ -6,27 +6,44 @@ import type { DecodeOptions } from './decode-window';
 import { fillerTokenIds, VERBATIM_BOOST, verbatimPrompt } from './fillers';
 import type { WhisperModel } from './whisper';
 
+/** The default bias_strength (spec 4.3). */
+export const DEFAULT_STRENGTH = 0.45;
+/** Hypotheses kept when biasing is on (each costs one decoder step per token). */
+export const BIAS_BEAM_SIZE = 4;
+
+/** How a bias_strength is spent: phrases as the decoder's prompt, a per-token boost, a beam. */
+export interface BiasPlan {
+  /** The phrase list (as much as fits, see prompt.ts) as Whisper's previous-text prompt. */
+  prompt: boolean;
+  /** Strength given to the trie processor: a token extending a phrase gains boostStrength × TOKEN_BOOST. */
+  boostStrength: number;
+  /** Beam size at temperature 0 (1: greedy). */
+  beam: number;
+}
+
 /**
- * Up to this bias_strength the phrases only prompt the decoder; above it, tokens that extend a phrase
- * also get a logit boost of (strength - PROMPT_ONLY_STRENGTH) × TOKEN_BOOST. Measured with whisper-tiny
- * and greedy decoding (bench/bias-set/README.md): the prompt alone lifted term recall from 6% to 56%
- * with no harm to unrelated audio, while a boost at the same time hurt unrelated WER by 2-7 points.
- * So the default strength (0.45) prompts, and stronger settings trade that harm for recall.
+ * The mapping from bias_strength to decoding, picked from bench/bias-set/README.md. 0 is off (greedy,
+ * no prompt: the same output as no biasing). Above 0 the phrases prompt the decoder and a beam
+ * follows boosted phrase tokens, giving the boost back when a match is abandoned.
  */
-export const PROMPT_ONLY_STRENGTH = 0.45;
+export function biasPlan(strength: number): BiasPlan {
+  if (!(strength > 0)) return { prompt: false, boostStrength: 0, beam: 1 };
+  return { prompt: true, boostStrength: strength, beam: BIAS_BEAM_SIZE };
+}
 
 /** How a request steers decoding: vocabulary biasing, verbatim fillers, and patterns applied to the text. */
 export interface Steering {
-  /** Decoding options for a window in `language` (prompt and logit adjustments). */
-  decodeOptions(language: string): Pick<DecodeOptions, 'promptIds' | 'adjustLogits'>;
+  /** Decoding options for a window in `language` (prompt, logit adjustments, beam). */
+  decodeOptions(language: string): Pick<DecodeOptions, 'promptIds' | 'adjustLogits' | 'beam'>;
   patterns: CompiledPattern[];
 }
 
 export function steeringFor(whisper: WhisperModel, request: EngineRequest): Steering {
   const vocab = whisper.vocab;
   const biased = request.phrases.length > 0 && request.biasStrength > 0;
-  const phrasePrompt = biased ? promptForPhrases(vocab, request.phrases) : [];
-  const bias = createBiasProcessor(vocab, biased ? request.phrases : [], Math.max(0, request.biasStrength - PROMPT_ONLY_STRENGTH));
+  const plan = biasPlan(biased ? request.biasStrength : 0);
+  const phrasePrompt = plan.prompt ? promptForPhrases(vocab, request.phrases) : [];
+  const bias = createBiasProcessor(vocab, biased ? request.phrases : [], plan.boostStrength);
   return {
     patterns: request.patterns.map(compilePattern),
     decodeOptions(language) {
@@ -34,16 +51,19 @@ export function steeringFor(whisper: WhisperModel, request: EngineRequest): Stee
       const fillerIds = verbatim ? fillerTokenIds(language, (text) => vocab.encode(text)) : [];
       const fillerPrompt = verbatim ? verbatimPrompt(language) : null;
       const promptIds = [...(fillerPrompt ? vocab.encode(` ${fillerPrompt}`) : []), ...phrasePrompt];
+      // not within 3 tokens of a filler: boosted fillers would otherwise feed on themselves ("Um, um, um")
+      const fillers = (logits: Float32Array, generated: readonly number[]) => {
+        if (!generated.slice(-3).some((id) => fillerIds.includes(id))) for (const id of fillerIds) logits[id]! += VERBATIM_BOOST;
+      };
       const adjust = (logits: Float32Array, generated: readonly number[]) => {
         if (bias.active) bias.adjustLogits(logits, generated);
-        // not within 3 tokens of a filler: boosted fillers would otherwise feed on themselves ("Um, um, um")
-        if (fillerIds.length > 0 && !generated.slice(-3).some((id) => fillerIds.includes(id))) {
-          for (const id of fillerIds) logits[id]! += VERBATIM_BOOST;
-        }
+        if (fillerIds.length > 0) fillers(logits, generated);
       };
+      const beam = biased && plan.beam > 1 ? { size: plan.beam, bias, ...(fillerIds.length > 0 ? { adjustLogits: fillers } : {}) } : null;
       return {
         ...(promptIds.length > 0 ? { promptIds } : {}),
         ...(bias.active || fillerIds.length > 0 ? { adjustLogits: adjust } : {}),
+        ...(beam ? { beam } : {}),
       };
     },
   };

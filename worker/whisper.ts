@@ -1,4 +1,6 @@
 import type * as OrtModule from 'onnxruntime-web';
+import { beamSearch, type DecoderStepper } from './biasing/beam';
+import type { BiasProcessor } from './biasing/processor';
 import { applyTimestampRules, logSumExp } from './logit-rules';
 import { FULL_FRAMES } from './mel';
 import type { GenerationConfig, WhisperVocabulary } from './tokenizer';
@@ -52,6 +54,98 @@ export interface GenerateOptions {
   random?: () => number;
   /** Lets a biasing strategy adjust logits after the grammar rules (in place). */
   adjustLogits?: (logits: Float32Array, generated: readonly number[]) => void;
+  /**
+   * At temperature 0, decode with a beam of hypotheses instead of greedily (phrase biasing: a boosted
+   * path can be followed to its end and still lose if the audio does not bear it out). Sampling passes
+   * (temperature fallback) ignore it and use adjustLogits.
+   */
+  beam?: BeamSettings;
+}
+
+export interface BeamSettings {
+  /** Hypotheses kept per step (each one decoder step per token). */
+  size: number;
+  /** Phrase boosts with give-back of abandoned matches (worker/biasing/processor.ts). */
+  bias: BiasProcessor;
+  /** Other logit adjustments applied with the grammar rules (e.g. verbatim fillers); part of the model score. */
+  adjustLogits?: (logits: Float32Array, generated: readonly number[]) => void;
+  /** Finished hypotheses are ranked by score / length^lengthPenalty (default 1: per-token average). */
+  lengthPenalty?: number;
+}
+
+/**
+ * One decoder hypothesis: its own self-attention cache. The cross-attention cache (from the encoder
+ * output) is shared by every hypothesis of a window and owned by the DecoderSteps that made it.
+ */
+export interface DecoderState {
+  readonly self: Past;
+}
+
+/**
+ * A per-hypothesis decoder over one encoded window (the DecoderStepper that beamSearch drives).
+ * step() never consumes its input state, so one parent can be extended by several tokens; a state is
+ * disposed by release(), and dispose() frees whatever is still alive (also after a cancel).
+ */
+export class DecoderSteps implements DecoderStepper<DecoderState> {
+  private cross: Past | null = null;
+  private readonly live = new Set<DecoderState>();
+  /** Probability of <|nospeech|> at the <|startoftranscript|> position (set by start()). */
+  noSpeechProb = 0;
+  /** Decoder runs so far (start counts one). */
+  steps = 0;
+
+  constructor(
+    private readonly model: WhisperModel,
+    private readonly encoded: EncodedWindow,
+    /** The whole prompt: [<|startofprev|> ...prompt], sot, language, task. */
+    private readonly prompt: readonly number[],
+    private readonly sotIndex: number,
+    private readonly checkpoint?: () => void,
+  ) {}
+
+  /** Hypotheses currently holding a self-attention cache. */
+  get liveStates(): number {
+    return this.live.size;
+  }
+
+  async start(): Promise<{ state: DecoderState; logits: Float32Array }> {
+    if (this.cross) throw new Error('DecoderSteps.start() runs once');
+    const out = await this.model.decoderForward(this.prompt, null, this.encoded, false, true);
+    this.steps++;
+    this.noSpeechProb = softmaxAt(out.logits, this.sotIndex, this.model.vocab.noSpeech);
+    const logits = rowAt(out.logits, this.prompt.length - 1);
+    out.logits.dispose();
+    this.cross = pick(out.past, '.encoder.');
+    return { state: this.keep(pick(out.past, '.decoder.')), logits };
+  }
+
+  async step(state: DecoderState, token: number): Promise<{ state: DecoderState; logits: Float32Array }> {
+    this.checkpoint?.();
+    if (!this.cross || !this.live.has(state)) throw new Error('DecoderSteps.step() on a released or foreign state');
+    const out = await this.model.decoderForward([token], { ...state.self, ...this.cross }, this.encoded, false, false);
+    this.steps++;
+    const logits = rowAt(out.logits, 0);
+    out.logits.dispose();
+    return { state: this.keep(pick(out.past, '.decoder.')), logits };
+  }
+
+  release(state: DecoderState): void {
+    if (!this.live.delete(state)) return;
+    for (const t of Object.values(state.self)) t.dispose();
+  }
+
+  /** Releases every live hypothesis and the shared cross-attention cache. */
+  dispose(): void {
+    for (const s of [...this.live]) this.release(s);
+    if (this.cross) for (const t of Object.values(this.cross)) t.dispose();
+    this.cross = null;
+  }
+
+  private keep(self: Past): DecoderState {
+    const state = { self };
+    this.live.add(state);
+    return state;
+  }
 }
 
 /** The q8 Whisper encoder and merged decoder (KV cache), run by onnxruntime-web. */
@@ -114,11 +208,9 @@ export class WhisperModel {
 
   /** One decoding pass over a window (greedy at temperature 0, sampling above). */
   async generate(encoded: EncodedWindow, opts: GenerateOptions): Promise<Generation> {
+    if (opts.beam && opts.beam.size > 1 && opts.temperature === 0) return this.generateBeam(encoded, opts, opts.beam);
     const v = this.vocab;
-    const prefix = opts.promptIds?.length ? [v.startOfPrev, ...opts.promptIds] : [];
-    const prompt = [...prefix, v.sot, v.languageToken(opts.language), v.transcribe];
-    const maxTokens = Math.min(opts.maxTokens ?? 224, 440 - prompt.length);
-    const maxTsIndex = Math.min(encoded.frames, Math.ceil(opts.audioSeconds / 0.02));
+    const { prefix, prompt, maxTokens, maxTsIndex } = this.framing(encoded, opts);
     const tokens: GeneratedToken[] = [];
     const attention: Float32Array[] | null = opts.wantAttention ? [] : null;
 
@@ -160,6 +252,71 @@ export class WhisperModel {
     };
   }
 
+  /** A decoder over `encoded` stepping hypotheses one token at a time (see DecoderSteps). */
+  decoderSteps(encoded: EncodedWindow, opts: Pick<GenerateOptions, 'language' | 'promptIds' | 'checkpoint'>): DecoderSteps {
+    const { prefix, prompt } = this.framing(encoded, { ...opts, audioSeconds: 0 });
+    return new DecoderSteps(this, encoded, prompt, prefix.length, opts.checkpoint);
+  }
+
+  private framing(encoded: EncodedWindow, opts: Pick<GenerateOptions, 'language' | 'promptIds' | 'maxTokens' | 'audioSeconds'>) {
+    const v = this.vocab;
+    const prefix = opts.promptIds?.length ? [v.startOfPrev, ...opts.promptIds] : [];
+    const prompt = [...prefix, v.sot, v.languageToken(opts.language), v.transcribe];
+    const maxTokens = Math.min(opts.maxTokens ?? 224, 440 - prompt.length);
+    const maxTsIndex = Math.min(encoded.frames, Math.ceil(opts.audioSeconds / 0.02));
+    return { prefix, prompt, maxTokens, maxTsIndex };
+  }
+
+  /**
+   * Beam search (worker/biasing/beam.ts) over per-hypothesis decoder steps, with the same grammar,
+   * loop and end-of-audio stops as the greedy loop. Token log-probabilities are the model's (rule-masked,
+   * unbiased); with wantAttention, one teacher-forced pass over the winner gives the attention rows.
+   */
+  private async generateBeam(encoded: EncodedWindow, opts: GenerateOptions, beam: BeamSettings): Promise<Generation> {
+    const v = this.vocab;
+    const { prefix, prompt, maxTokens, maxTsIndex } = this.framing(encoded, opts);
+    const steps = new DecoderSteps(this, encoded, prompt, prefix.length, opts.checkpoint);
+    const textOf = (ids: readonly number[]) => ids.filter((id) => v.isText(id));
+    let result;
+    try {
+      result = await beamSearch(steps, {
+        beamSize: beam.size,
+        maxTokens,
+        eot: v.eot,
+        bias: beam.bias,
+        lengthPenalty: beam.lengthPenalty ?? 1,
+        rules: (row, generated) => {
+          applyTimestampRules(row, generated, v, maxTsIndex);
+          beam.adjustLogits?.(row, generated);
+        },
+        stopsAfter: (generated) => repeatsTail(textOf(generated)) || closesAtEnd(generated, v, maxTsIndex),
+      });
+    } finally {
+      steps.dispose();
+    }
+    const tokens = result.tokens.map((id, i) => ({ id, logprob: result.logprobs[i]! }));
+    let attention: Float32Array[] | null = null;
+    if (opts.wantAttention) {
+      opts.checkpoint?.();
+      // rows as the greedy loop collects them: the position that predicted each token, and the eot's
+      const rows = tokens.length + (result.endedWithEot ? 1 : 0);
+      const positions = Array.from({ length: rows }, (_, i) => prompt.length - 1 + i);
+      const ids = [...prompt, ...result.tokens].slice(0, prompt.length - 1 + Math.max(1, rows));
+      const out = await this.decoderForward(ids, null, encoded, true, true, positions);
+      out.logits.dispose();
+      this.releasePast(out.past);
+      attention = out.attention;
+    }
+    return {
+      tokens,
+      avgLogprob: result.logprobs.reduce((a, b) => a + b, 0) / Math.max(1, tokens.length),
+      noSpeechProb: steps.noSpeechProb,
+      temperature: 0,
+      looped: repeatsTail(textOf(result.tokens)),
+      attention,
+    };
+  }
+
   async release(): Promise<void> {
     await this.encoder.release();
     await this.decoder.release();
@@ -171,6 +328,26 @@ export class WhisperModel {
     encoded: EncodedWindow,
     wantAttention: boolean,
   ): Promise<{ logits: Tensor; past: Past; attention: Float32Array | null }> {
+    const out = await this.decoderForward(ids, past, encoded, wantAttention, true);
+    return { logits: out.logits, past: out.past, attention: out.attention?.[0] ?? null };
+  }
+
+  /**
+   * One decoder run. `past` holds the self- and cross-attention caches (null: no cache, `ids` from the
+   * start); the result's past has the new self-attention cache and the same cross-attention tensors.
+   * With `consumePast` the input's self-attention tensors are disposed (greedy); without, the caller
+   * keeps them (a beam extends one parent several times). Attention rows are taken at `positions`
+   * (default: the last input position).
+   * @internal for DecoderSteps
+   */
+  async decoderForward(
+    ids: readonly number[],
+    past: Past | null,
+    encoded: EncodedWindow,
+    wantAttention: boolean,
+    consumePast: boolean,
+    positions: readonly number[] = [ids.length - 1],
+  ): Promise<{ logits: Tensor; past: Past; attention: Float32Array[] | null }> {
     const { ort, dims } = this;
     const feeds: Record<string, Tensor> = {
       input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, (x) => BigInt(x)), [1, ids.length]),
@@ -208,9 +385,9 @@ export class WhisperModel {
         next[enc] = past ? past[enc]! : out[enc]!;
       }
     }
-    if (past) for (const [k, t] of Object.entries(past)) if (k.includes('.decoder.')) t.dispose();
+    if (past && consumePast) for (const [k, t] of Object.entries(past)) if (k.includes('.decoder.')) t.dispose();
 
-    const attention = wantAttention ? this.alignmentRows(out, ids.length - 1) : null;
+    const attention = wantAttention ? positions.map((p) => this.alignmentRows(out, p)) : null;
     for (const l of attnLayers) out[`cross_attentions.${l}`]!.dispose();
     return { logits: out['logits']!, past: next, attention };
   }
@@ -240,6 +417,11 @@ export class WhisperModel {
 }
 
 type Past = Record<string, Tensor>;
+
+/** The entries of `past` whose name contains `part` ('.decoder.' or '.encoder.'). */
+function pick(past: Past, part: string): Past {
+  return Object.fromEntries(Object.entries(past).filter(([k]) => k.includes(part)));
+}
 
 /** A copy of the vocabulary row at decoder position `index` of logits [1, seq, vocab]. */
 function rowAt(logits: Tensor, index: number): Float32Array {

@@ -46,6 +46,7 @@ export function readAudio(path: string): Float32Array {
 export interface ClipDecodeOptions {
   adjustLogits?: GenerateOptions['adjustLogits'];
   promptIds?: readonly number[];
+  beam?: GenerateOptions['beam'];
 }
 
 /** Encodes a clip of at most 30 s once; decode() then runs the engine's decode loop with the given hooks. */
@@ -66,6 +67,7 @@ export async function decodeClip(
     audioSeconds: clip.seconds,
     ...(opts.adjustLogits ? { adjustLogits: opts.adjustLogits } : {}),
     ...(opts.promptIds ? { promptIds: opts.promptIds } : {}),
+    ...(opts.beam ? { beam: opts.beam } : {}),
   });
   return model.vocab.decode(gen.tokens.map((t) => t.id)).trim();
 }

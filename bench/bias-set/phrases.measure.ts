@@ -1,8 +1,9 @@
 /**
  * Phrase biasing on the bias set (bench/bias-set/generate.mjs) and on ../shared/eval/en with the real
  * model in Node: recall of the bias terms, WER, and false insertions into unrelated audio, per condition.
- * Env: VOICES=slt,awb (subset), CONDITIONS=off,s0.45,s0.45g4,prompt,prompt+s0.45 (sS: strength S, gG: gate G),
- * EN=0 to skip ../shared/eval/en, LOG=file for progress.
+ * Env: VOICES=slt,awb (subset), MODEL=whisper-base, CONDITIONS=off,S0.45,S1,prompt+s0.45b4 (SX: the shipped
+ * plan for bias_strength X (steering.ts biasPlan); otherwise parts: sS processor strength S, gG gate G,
+ * bN beam of N, prompt), EN=0 to skip ../shared/eval/en, ONLY=regex (clip files), LOG=file for progress.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { it } from 'vitest';
 import { EVAL_DIR } from '../../config/paths';
 import { createBiasProcessor } from '../../worker/biasing/processor';
 import { promptForPhrases } from '../../worker/biasing/prompt';
+import { biasPlan } from '../../worker/steering';
 import { createScorer, errorRate, type ClipErrors } from '../score/error-rate';
 import { generateBiasSet } from './generate.mjs';
 import { decodeClip, encodeClip, loadNodeWhisper, readAudio } from './node-model';
@@ -36,14 +38,17 @@ const occurrences = (hyp: string, phrase: string) => norm(hyp).split(norm(phrase
 it('phrase biasing: recall, WER, false insertions', async () => {
   const { dir, clips } = generateBiasSet();
   const voices = process.env.VOICES?.split(',');
-  const conditions = (process.env.CONDITIONS ?? 'off,s0.45,s1,prompt,prompt+s0.45').split(',');
-  const selected = clips.filter((c) => c.kind !== 'code' && (!voices || !c.speaker.startsWith('flite-') || voices.includes(c.speaker.slice(6))));
+  const conditions = (process.env.CONDITIONS ?? 'off,S0.45,S1').split(',');
+  const only = process.env.ONLY ? new RegExp(process.env.ONLY) : null;
+  const selected = clips.filter(
+    (c) => c.kind !== 'code' && (!voices || !c.speaker.startsWith('flite-') || voices.includes(c.speaker.slice(6))) && (!only || only.test(c.file)),
+  );
   const setPhrases = [...new Set(clips.flatMap((c) => c.bias_phrases ?? []))];
   const phrases = [...setPhrases, ...madeUpPhrases(250 - setPhrases.length)];
   const unrelated: Clip[] = [];
   if (process.env.EN !== '0') {
     const en = JSON.parse(readFileSync(join(EVAL_DIR, 'en/manifest.json'), 'utf8')) as Clip[];
-    for (const c of en) unrelated.push({ ...c, eval_path: `en/${c.file}`, kind: 'unrelated' });
+    for (const c of en) if (!only || only.test(c.file)) unrelated.push({ ...c, eval_path: `en/${c.file}`, kind: 'unrelated' });
   }
   const model = await loadNodeWhisper(process.env.MODEL ?? 'whisper-tiny');
   const scorer = createScorer(JSON.parse(readFileSync('public/models/whisper-tiny/normalizer.json', 'utf8')));
@@ -53,14 +58,22 @@ it('phrase biasing: recall, WER, false insertions', async () => {
     const enc = await encodeClip(model, audio);
     const line: string[] = [];
     for (const cond of conditions) {
-      const strength = Number(/s([\d.]+)/.exec(cond)?.[1] ?? 0);
+      const shipped = /^S([\d.]+)$/.exec(cond);
+      const plan = shipped ? biasPlan(Number(shipped[1])) : null;
+      const strength = plan ? plan.boostStrength : Number(/(?:^|\+)s([\d.]+)/.exec(cond)?.[1] ?? 0);
       const gate = Number(/g([\d.]+)/.exec(cond)?.[1] ?? Infinity);
+      const beamSize = plan ? plan.beam : Number(/b(\d+)/.exec(cond)?.[1] ?? 1);
       const bias = createBiasProcessor(model.vocab, phrases, strength, { gate });
       // 'promptlast': the list in reverse, so the set's terms fall outside the prompt's token budget
       const listed = cond.startsWith('promptlast') ? [...phrases].reverse() : phrases;
-      const promptIds = cond.startsWith('prompt') ? promptForPhrases(model.vocab, listed) : undefined;
+      const prompted = plan ? plan.prompt : cond.startsWith('prompt');
+      const promptIds = prompted ? promptForPhrases(model.vocab, listed) : undefined;
       const t0 = performance.now();
-      const text = await decodeClip(model, enc, { adjustLogits: (l, g) => bias.adjustLogits(l, g), ...(promptIds ? { promptIds } : {}) });
+      const text = await decodeClip(model, enc, {
+        adjustLogits: (l, g) => bias.adjustLogits(l, g),
+        ...(promptIds ? { promptIds } : {}),
+        ...(beamSize > 1 ? { beam: { size: beamSize, bias } } : {}),
+      });
       const st = stats.get(cond)!;
       st.seconds += (performance.now() - t0) / 1000;
       if (clip.kind === 'unrelated') {

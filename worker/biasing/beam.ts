@@ -1,6 +1,6 @@
 /**
- * Proposal: beam search with phrase biasing (shallow fusion), for the lead to wire once WhisperModel
- * exposes a per-hypothesis decoder step (it has only whole-pass generate() today). What it needs:
+ * Beam search with phrase biasing (shallow fusion). WhisperModel.generate() runs it through
+ * DecoderSteps (worker/whisper.ts) when GenerateOptions.beam is set. The stepper it drives:
  *
  *   interface DecoderStepper<S> {
  *     // runs the prompt (startofprev + prompt ids, sot, language, transcribe) once
@@ -12,8 +12,8 @@
  *     release(state: S): void;
  *   }
  *
- * In WhisperModel this is forward() with `past` per hypothesis plus a reference count per past; a
- * batched step (batch = beam) would be faster but needs the past tensors concatenated per step.
+ * In WhisperModel each state owns its self-attention cache and shares the window's cross-attention
+ * cache; every state is released exactly once (by this search), so no reference counts are needed.
  * `rules` is applyTimestampRules bound to the window (vocab, maxTimestampIndex).
  */
 import { logSumExp } from '../logit-rules';
@@ -40,14 +40,19 @@ export interface BeamOptions {
 
 export interface BeamResult {
   tokens: number[];
+  /** The model's log-probability of each token (rule-masked, unbiased). */
+  logprobs: number[];
   /** Sum of the model's log-probabilities (rule-masked, unbiased). */
   logprob: number;
+  /** Ended by the end-of-text token (rather than stopsAfter or the token limit). */
+  endedWithEot: boolean;
   /** Total bias gain kept (completed phrases only: open matches gave theirs back). */
   biasScore: number;
 }
 
 interface Hypothesis<S> {
   tokens: number[];
+  logprobs: number[];
   logprob: number;
   bias: number;
   biasState: BiasState;
@@ -62,14 +67,14 @@ interface Hypothesis<S> {
  */
 export async function beamSearch<S>(stepper: DecoderStepper<S>, opts: BeamOptions): Promise<BeamResult> {
   const first = await stepper.start();
-  let beam: Hypothesis<S>[] = [{ tokens: [], logprob: 0, bias: 0, biasState: 0, state: first.state, logits: first.logits }];
+  let beam: Hypothesis<S>[] = [{ tokens: [], logprobs: [], logprob: 0, bias: 0, biasState: 0, state: first.state, logits: first.logits }];
   const finished: BeamResult[] = [];
   const alpha = opts.lengthPenalty ?? 1;
   const rank = (r: { tokens: number[]; logprob: number; biasScore: number }) =>
     (r.logprob + r.biasScore) / Math.max(1, r.tokens.length) ** alpha;
 
   for (let step = 0; step < opts.maxTokens && beam.length > 0; step++) {
-    const candidates: Array<{ parent: Hypothesis<S>; token: number; logprob: number; bias: number; biasState: BiasState }> = [];
+    const candidates: Array<{ parent: Hypothesis<S>; token: number; tokenLogprob: number; logprob: number; bias: number; biasState: BiasState }> = [];
     for (const h of beam) {
       const row = h.logits;
       opts.rules(row, h.tokens);
@@ -78,7 +83,8 @@ export async function beamSearch<S>(stepper: DecoderStepper<S>, opts: BeamOption
       opts.bias.boostRow(h.biasState, boosted, h.tokens[h.tokens.length - 1]);
       for (const token of topK(boosted, opts.beamSize)) {
         const moved = opts.bias.advance(h.biasState, token, h.tokens[h.tokens.length - 1]);
-        candidates.push({ parent: h, token, logprob: h.logprob + row[token]! - logZ, bias: h.bias + moved.delta, biasState: moved.state });
+        const tokenLogprob = row[token]! - logZ;
+        candidates.push({ parent: h, token, tokenLogprob, logprob: h.logprob + tokenLogprob, bias: h.bias + moved.delta, biasState: moved.state });
       }
     }
     candidates.sort((a, b) => b.logprob + b.bias - (a.logprob + a.bias));
@@ -86,22 +92,26 @@ export async function beamSearch<S>(stepper: DecoderStepper<S>, opts: BeamOption
     for (const [rankIndex, c] of candidates.entries()) {
       if (next.length >= opts.beamSize) break;
       const tokens = [...c.parent.tokens, c.token];
-      if (c.token === opts.eot || opts.stopsAfter?.(tokens)) {
+      const logprobs = [...c.parent.logprobs, c.tokenLogprob];
+      const eot = c.token === opts.eot;
+      if (eot || opts.stopsAfter?.(tokens)) {
         // an ending below the best few candidates is not a contender, only filler of the top-k
         if (rankIndex >= opts.beamSize) continue;
-        const kept = c.token === opts.eot ? tokens.slice(0, -1) : tokens;
-        finished.push({ tokens: kept, logprob: c.logprob, biasScore: c.bias + opts.bias.finish(c.biasState) });
+        const kept = eot ? tokens.slice(0, -1) : tokens;
+        const keptLogprobs = eot ? logprobs.slice(0, -1) : logprobs;
+        const biasScore = c.bias + opts.bias.finish(c.biasState);
+        finished.push({ tokens: kept, logprobs: keptLogprobs, logprob: c.logprob, endedWithEot: eot, biasScore });
         continue;
       }
       const { state, logits } = await stepper.step(c.parent.state, c.token);
-      next.push({ tokens, logprob: c.logprob, bias: c.bias, biasState: c.biasState, state, logits });
+      next.push({ tokens, logprobs, logprob: c.logprob, bias: c.bias, biasState: c.biasState, state, logits });
     }
     for (const h of beam) stepper.release(h.state);
     beam = next;
     if (finished.length >= opts.beamSize) break;
   }
   for (const h of beam) {
-    finished.push({ tokens: h.tokens, logprob: h.logprob, biasScore: h.bias + opts.bias.finish(h.biasState) });
+    finished.push({ tokens: h.tokens, logprobs: h.logprobs, logprob: h.logprob, endedWithEot: false, biasScore: h.bias + opts.bias.finish(h.biasState) });
     stepper.release(h.state);
   }
   return finished.reduce((best, r) => (rank(r) > rank(best) ? r : best));
