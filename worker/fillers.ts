@@ -52,7 +52,22 @@ const SENTENCE_END = /[.!?。！？]$/;
  * units are tried, since the tokenizer may cut a filler like えーと into pieces.
  */
 export function removeFillers(words: readonly EngineWord[], language: string): EngineWord[] {
+  return cleanWords(words, language).words;
+}
+
+/** `removeFillers`, also saying which input words went. */
+export interface CleanedWords {
+  words: EngineWord[];
+  /** Indices (into the input) of the words dropped as fillers. */
+  removed: Set<number>;
+  /** Of those, the ones whose sentence-final mark moved to the word before. */
+  markMoved: Set<number>;
+}
+
+export function cleanWords(words: readonly EngineWord[], language: string): CleanedWords {
   const out: EngineWord[] = [];
+  const removedAt = new Set<number>();
+  const markMoved = new Set<number>();
   const span = NO_SPACE_LANGUAGES.has(language) ? 3 : 1;
   let capitaliseNext = false;
   for (let i = 0; i < words.length; ) {
@@ -73,13 +88,38 @@ export function removeFillers(words: readonly EngineWord[], language: string): E
     const last = removed[removed.length - 1]!.text;
     const prev = out[out.length - 1];
     const mark = last.match(/[.!?。！？]+$/)?.[0];
-    if (mark && prev && !/[\p{P}]$/u.test(prev.text)) out[out.length - 1] = { ...prev, text: prev.text + mark };
+    for (let j = i; j < i + k; j++) removedAt.add(j);
+    if (mark && prev && !/[\p{P}]$/u.test(prev.text)) {
+      out[out.length - 1] = { ...prev, text: prev.text + mark };
+      markMoved.add(i + k - 1);
+    }
     const startsSentence = prev === undefined || SENTENCE_END.test(prev.text) || mark !== undefined;
     if (startsSentence && /^\p{Lu}/u.test(first)) capitaliseNext = true;
     else if (mark) capitaliseNext = true;
     i += k;
   }
-  return out;
+  return { words: out, removed: removedAt, markMoved };
+}
+
+/**
+ * A segment's tokens without the fillers `cleanWords` dropped: every token of a dropped word goes (its
+ * commas and spaces too), except the punctuation of one whose sentence mark moved to the word before,
+ * so the tokens spell the cleaned text (up to the capital a sentence regains). `groups` are the tokens
+ * of each word (worker/words.ts wordTokens), in the order of the words given to `cleanWords`.
+ */
+export function tokensWithoutFillers<T>(
+  tokens: readonly T[],
+  groups: ReadonlyArray<{ core: readonly T[]; all: readonly T[] }>,
+  cleaned: Pick<CleanedWords, 'removed' | 'markMoved'>,
+): T[] {
+  const dropped = new Set<T>();
+  for (const i of cleaned.removed) {
+    const group = groups[i];
+    if (!group) continue;
+    const core = new Set(group.core);
+    for (const t of group.all) if (!cleaned.markMoved.has(i) || core.has(t)) dropped.add(t);
+  }
+  return tokens.filter((t) => !dropped.has(t));
 }
 
 function capitalise(text: string): string {

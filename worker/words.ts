@@ -56,6 +56,30 @@ export function wordsFromTokens(
   speaker = 0,
   language = '',
 ): EngineWord[] {
+  return groupWords(tokens, decode, language).map((w) => {
+    const timed = w.core.length > 0 ? w.core : w.all;
+    return {
+      text: w.text.trim(),
+      startMs: timed[0]!.startMs,
+      endMs: timed[timed.length - 1]!.endMs,
+      confidence: Math.max(Number.MIN_VALUE, Math.min(1, ...timed.map((t) => t.probability))),
+      speaker,
+    };
+  });
+}
+
+/** The tokens of one word of `wordsFromTokens`: its own (`core`), and all of them, attached punctuation and spaces included. */
+export interface WordTokens {
+  core: readonly EngineToken[];
+  all: readonly EngineToken[];
+}
+
+/** The tokens of each word `wordsFromTokens` makes of `tokens`, in the same order. */
+export function wordTokens(tokens: readonly EngineToken[], decode: (ids: number[]) => string, language = ''): WordTokens[] {
+  return groupWords(tokens, decode, language).map(({ core, all }) => ({ core, all }));
+}
+
+function groupWords(tokens: readonly EngineToken[], decode: (ids: number[]) => string, language: string): Building[] {
   const noSpaces = NO_SPACE_LANGUAGES.has(language);
   const words: Building[] = [];
   let opener: Building | null = null;
@@ -103,14 +127,5 @@ export function wordsFromTokens(
       last.all.push(...opener.all);
     } else words.push({ ...opener, core: opener.all });
   }
-  return words.map((w) => {
-    const timed = w.core.length > 0 ? w.core : w.all;
-    return {
-      text: w.text.trim(),
-      startMs: timed[0]!.startMs,
-      endMs: timed[timed.length - 1]!.endMs,
-      confidence: Math.max(Number.MIN_VALUE, Math.min(1, ...timed.map((t) => t.probability))),
-      speaker,
-    };
-  });
+  return words;
 }
