@@ -8,8 +8,8 @@ import { loadRuntime, sessionOptions, type Backend, type Ort } from './runtime';
 import { decodingWindows, SPEECH_REGION_DEFAULTS, speechRegions, type DecodingWindow } from './segment-speech';
 import { splitAtTimestamps, spreadTokenTimes } from './segments';
 import { capLongWords, enforceSpans, FRAME_MS, tokenFrames, trimToSpeech } from './alignment';
-import { joinWords, removeFillers } from './fillers';
-import { mostLikely, splitByLanguage, type LanguagePlan } from './language';
+import { cleanWords, joinWords, tokensWithoutFillers } from './fillers';
+import { isConfident, mostLikely, mostProbableJoint, rescoringCandidates, SHORT_UTTERANCE_S, splitByLanguage, type LanguageHypothesis, type LanguagePlan } from './language';
 import { applyPatterns, applyPatternsToWords } from './biasing/spoken-patterns';
 import { attributeSpeakers } from './speakers/assign';
 import { decodeSpeakerConstants, SPEAKER_FEATURE_TENSOR, type SpeakerConstants, type SpeakerConstantsFile } from './speakers/constants';
@@ -18,8 +18,8 @@ import { SpeakerFeatureSource } from './speakers/features';
 import { steeringFor, type Steering } from './steering';
 import { WhisperVocabulary, type GenerationConfig } from './tokenizer';
 import { SileroVad, VAD_FRAME_SAMPLES } from './vad';
-import { WhisperModel, type Generation } from './whisper';
-import { wordsFromTokens } from './words';
+import { WhisperModel, type EncodedWindow, type Generation } from './whisper';
+import { wordsFromTokens, wordTokens } from './words';
 
 export class CancelledError extends Error {
   constructor() {
@@ -191,7 +191,7 @@ export class Engine {
     let segments: EngineSegment[] = [];
     for (const window of windows) {
       checkpoint();
-      for (const plan of await this.planLanguages(loaded.whisper, audio, window, request.languages)) {
+      for (const plan of await this.planLanguages(loaded.whisper, audio, window, request.languages, checkpoint)) {
         checkpoint();
         segments.push(...(await this.transcribeWindow(loaded.whisper, audio, probs, plan, ctx)));
       }
@@ -216,30 +216,58 @@ export class Engine {
   }
 
   /**
-   * Language per utterance: a forced code applies everywhere; a window of one utterance is identified
-   * from the encoding its decoding needs anyway (no extra cost); a window of several utterances gets one
-   * short encoder pass per utterance and is cut into runs of one language, each decoded on its own.
+   * Language per utterance (worker/language.ts): a forced code applies everywhere; a window of one
+   * utterance of SHORT_UTTERANCE_S or more is identified from the encoding its decoding needs anyway (no
+   * extra cost); otherwise each utterance gets its own encoder pass (a full 30 s window when it is short),
+   * an uncertain guess is settled by decoding its likeliest languages and those of its neighbours, and
+   * the window is cut into runs of one language, each decoded on its own.
    */
   private async planLanguages(
     whisper: WhisperModel,
     audio: Float32Array,
     window: DecodingWindow,
     candidates: string[] | null,
+    checkpoint: () => void,
   ): Promise<LanguagePlan[]> {
     if (candidates?.length === 1) return [{ window, language: candidates[0]! }];
-    if (window.regions.length === 1) return [{ window, language: null }];
-    const languages: string[] = [];
-    for (const region of window.regions) {
-      const samples = audio.subarray(region.startSample, region.endSample);
-      const melFrames = fitFrames(samples.length);
-      const encoded = await whisper.encode(logMelSpectrogram(samples, melFrames), melFrames);
-      try {
-        languages.push(mostLikely(await whisper.detectLanguage(encoded, candidates)));
-      } finally {
-        encoded.hidden.dispose();
+    const isShort = (r: { startSample: number; endSample: number }) => r.endSample - r.startSample < SHORT_UTTERANCE_S * SAMPLE_RATE;
+    if (window.regions.length === 1 && !isShort(window.regions[0]!)) return [{ window, language: null }];
+    const detections: { samples: Float32Array; probs: Map<string, number>; encoded: EncodedWindow | null }[] = [];
+    try {
+      for (const region of window.regions) {
+        checkpoint();
+        const samples = audio.subarray(region.startSample, region.endSample);
+        const melFrames = isShort(region) ? FULL_FRAMES : fitFrames(samples.length);
+        const encoded = await whisper.encode(logMelSpectrogram(samples, melFrames), melFrames);
+        const probs = await whisper.detectLanguage(encoded, candidates);
+        const confident = isConfident(probs);
+        if (confident) encoded.hidden.dispose();
+        detections.push({ samples, probs, encoded: confident ? null : encoded });
       }
+      const languages: string[] = [];
+      for (const [i, d] of detections.entries()) {
+        if (!d.encoded) {
+          languages.push(mostLikely(d.probs));
+          continue;
+        }
+        const neighbours = detections.filter((o, j) => j !== i && !o.encoded).map((o) => mostLikely(o.probs));
+        const hypotheses: LanguageHypothesis[] = [];
+        for (const language of rescoringCandidates(d.probs, neighbours)) {
+          checkpoint();
+          const gen = await whisper.generate(d.encoded, { language, temperature: 0, wantAttention: false, audioSeconds: d.samples.length / SAMPLE_RATE, checkpoint });
+          hypotheses.push({
+            language,
+            probability: d.probs.get(language)!,
+            logprobs: gen.tokens.map((t) => t.logprob),
+            hasText: gen.tokens.some((t) => whisper.vocab.isText(t.id)),
+          });
+        }
+        languages.push(mostProbableJoint(hypotheses));
+      }
+      return splitByLanguage(window, languages);
+    } finally {
+      for (const d of detections) d.encoded?.hidden.dispose();
     }
-    return splitByLanguage(window, languages);
   }
 
   private async transcribeWindow(
@@ -299,14 +327,17 @@ function windowSegments(
   const text = (ids: number[]) => whisper.vocab.decode(ids);
   const segments: EngineSegment[] = [];
   for (const seg of splitAtTimestamps(gen.tokens, whisper.vocab, windowSamples / SAMPLE_RATE)) {
-    const tokens = aligned
+    let tokens = aligned
       ? seg.tokens.map((t) => ({ id: t.id, text: text([t.id]), ...aligned.get(t)!, probability: Math.exp(t.logprob) }))
       : spreadTokenTimes(seg, whisper.vocab, offsetMs).map((t) => ({ ...t, endMs: Math.min(t.endMs, endMs) }));
     let segText = text(seg.tokens.map((t) => t.id)).trim();
     let words = wordsFromTokens(tokens, text, 0, language);
     if (request.fillerMode === 'clean') {
-      const kept = removeFillers(words, language);
-      if (kept.length !== words.length) [words, segText] = [kept, joinWords(kept, language)];
+      const cleaned = cleanWords(words, language);
+      if (cleaned.removed.size > 0) {
+        tokens = tokensWithoutFillers(tokens, wordTokens(tokens, text, language), cleaned);
+        [words, segText] = [cleaned.words, joinWords(cleaned.words, language)];
+      }
     }
     if (steering.patterns.length > 0) {
       segText = applyPatterns(segText, steering.patterns);

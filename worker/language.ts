@@ -32,3 +32,79 @@ export function mostLikely(probs: ReadonlyMap<string, number>): string {
   for (const [code, p] of probs) if (p > bestP) [best, bestP] = [code, p];
   return best;
 }
+
+/*
+ * Language of one utterance (region). Whisper identifies the language from the first decoder step;
+ * on utterances of a second or two that guess is unreliable, and worse on a 'fit' encoding (10 s
+ * window) than on the 30 s window Whisper was trained on. Measured with whisper-base on the 1.2 s
+ * "Bonjour !" (multi/wts_bonjour.wav): fit window ru 0.87 (fr 13th, 0.002); full window pt 0.39,
+ * ru 0.32, pl 0.15, fr 0.05. Decoding in each of those and ranking by the joint probability of
+ * (language, transcription) puts fr first: "Bonjour !" costs 2.6 nats in French, "Боже ли?" 5.3 in
+ * Russian, "Bom, Júl!" 11.5 in Portuguese. So:
+ *  1. an utterance shorter than SHORT_UTTERANCE_S is identified on a full 30 s window;
+ *  2. a guess below CONFIDENT_LANGUAGE is settled by decoding the likeliest languages (until they hold
+ *     RESCORED_MASS, at most MAX_RESCORED) plus the languages identified with confidence in the
+ *     neighbouring utterances of the same window (the recording's own languages are the likeliest
+ *     prior for a short, ambiguous utterance), and keeping the language of the most probable
+ *     (language, transcription) pair: log P(language | audio) + sum of log P(token).
+ */
+
+/** Utterances shorter than this (seconds) are identified on a full 30 s encoder window. */
+export const SHORT_UTTERANCE_S = 2;
+/** A detection at or above this probability is taken as is. */
+export const CONFIDENT_LANGUAGE = 0.8;
+/** An uncertain detection is settled among the likeliest languages holding this much probability... */
+export const RESCORED_MASS = 0.9;
+/** ...and no more of them than this (each costs a greedy decoding of the utterance). */
+export const MAX_RESCORED = 4;
+
+/** Whether a detection needs settling by decoding. */
+export function isConfident(probs: ReadonlyMap<string, number>): boolean {
+  return (probs.get(mostLikely(probs)) ?? 0) >= CONFIDENT_LANGUAGE;
+}
+
+/**
+ * The languages to decode an uncertain utterance in: the likeliest until they hold RESCORED_MASS (at
+ * most MAX_RESCORED), then the `neighbours` (languages of the surrounding utterances) that `probs`
+ * allows and that are not already in.
+ */
+export function rescoringCandidates(probs: ReadonlyMap<string, number>, neighbours: Iterable<string> = []): string[] {
+  const ranked = [...probs].sort((a, b) => b[1] - a[1]);
+  const out: string[] = [];
+  let mass = 0;
+  for (const [code, p] of ranked) {
+    if (out.length >= MAX_RESCORED || mass >= RESCORED_MASS) break;
+    out.push(code);
+    mass += p;
+  }
+  for (const code of neighbours) if (probs.has(code) && !out.includes(code)) out.push(code);
+  return out;
+}
+
+/** One language's decoding of an utterance: its detection probability and the tokens' log-probabilities. */
+export interface LanguageHypothesis {
+  language: string;
+  probability: number;
+  /** Log-probability of each generated token (text and timestamps). */
+  logprobs: readonly number[];
+  /** Whether any text was produced: a decoding with none says nothing about the language. */
+  hasText: boolean;
+}
+
+/** log P(language) + log P(transcription | language); -Infinity for a decoding without text. */
+export function jointLogProbability(h: LanguageHypothesis): number {
+  if (!h.hasText || h.probability <= 0) return -Infinity;
+  return Math.log(h.probability) + h.logprobs.reduce((s, x) => s + x, 0);
+}
+
+/** The language of the most probable (language, transcription) pair; the likeliest language when no decoding has text. */
+export function mostProbableJoint(hypotheses: readonly LanguageHypothesis[]): string {
+  let best = hypotheses[0]!;
+  let bestScore = -Infinity;
+  for (const h of hypotheses) {
+    const score = jointLogProbability(h);
+    if (score > bestScore) [best, bestScore] = [h, score];
+  }
+  if (bestScore === -Infinity) for (const h of hypotheses) if (h.probability > best.probability) best = h;
+  return best.language;
+}
