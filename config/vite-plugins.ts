@@ -49,11 +49,13 @@ const ROUTES: [string, string][] = [
   ['/__eval/', EVAL_DIR],
   ['/__speakers/', SPEAKERS_DIR],
   ['/__fixtures/', FIXTURES_DIR],
+  // onnxruntime-web's wasm at a fixed URL, for tests that pass wasmBaseUrl '/ort/' (builds emit their own).
+  ['/ort/', `${ROOT}/node_modules/onnxruntime-web/dist`],
 ];
 
 /**
  * Serves evaluation data and generated test fixtures read-only at /__eval/, /__speakers/ and
- * /__fixtures/ (dev server, preview and tests only; never part of a build).
+ * /__fixtures/, and onnxruntime-web's dist/ at /ort/ (dev server, preview and tests only; never part of a build).
  */
 export function evalData(): Plugin {
   return {

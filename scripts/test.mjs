@@ -1,7 +1,8 @@
-// `npm test`: type check, then unit (node), browser (Chromium) and end-to-end (Playwright) tests in turn.
+// `npm test`: type check, then unit (node), browser (Chromium), end-to-end (Playwright) and consumer-app
+// (the packed package in a separate Vite app) tests in turn.
 // Every stage runs even if an earlier one failed; the last line sums them up as "N passed, N failed".
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const reports = join('test-results', 'summary');
@@ -16,6 +17,14 @@ const stages = [
     cmd: ['npx', 'playwright', 'test', '--reporter=list,json'],
     env: { PLAYWRIGHT_JSON_OUTPUT_NAME: join(reports, 'e2e.json') },
     report: join(reports, 'e2e.json'),
+    read: playwrightCounts,
+  },
+  {
+    // The packed package in a separate Vite app (test/consumer-app/): npm pack, install, build, transcribe.
+    name: 'consumer',
+    cmd: ['npx', 'playwright', 'test', '--config', 'test/consumer-app/playwright.config.ts', '--reporter=list,json'],
+    env: { PLAYWRIGHT_JSON_OUTPUT_NAME: join(reports, 'consumer.json') },
+    report: join(reports, 'consumer.json'),
     read: playwrightCounts,
   },
 ];
@@ -40,6 +49,7 @@ let failed = 0;
 let broken = false;
 for (const stage of stages) {
   console.log(`\n=== ${stage.name}: ${stage.cmd.join(' ')}`);
+  if (stage.report) rmSync(stage.report, { force: true }); // never count a previous run's report
   const started = Date.now();
   const run = spawnSync(stage.cmd[0], stage.cmd.slice(1), { stdio: 'inherit', env: { ...process.env, ...stage.env } });
   const seconds = ((Date.now() - started) / 1000).toFixed(0);

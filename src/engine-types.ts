@@ -9,7 +9,7 @@ export type FillerMode = 'clean' | 'natural' | 'verbatim';
 export interface EngineConfig {
   /** Absolute URL of the folder holding whisper-tiny/, whisper-base/, silero-vad/ and manifest.json. */
   modelBaseUrl: string;
-  /** Absolute URL of the folder holding onnxruntime-web's .wasm/.mjs files. */
+  /** Absolute URL of the folder holding onnxruntime-web's .wasm files; '' for the ones bundled beside it. */
   wasmBaseUrl: string;
   model: ModelName;
   backend: BackendChoice;

@@ -22,7 +22,10 @@ export interface TranscriberConfig {
    * skip the download; each cached file is checked against manifest.json's sha256 before use. Default true.
    */
   cache?: boolean;
-  /** Folder with onnxruntime-web's .wasm files. Default: the app's /ort/. */
+  /**
+   * Folder serving onnxruntime-web's ort-wasm-simd-threaded(.asyncify).wasm. Default: none, the files
+   * your bundler emits from the onnxruntime-web package.
+   */
   wasmBaseUrl?: string;
   /** 'auto' uses WebGPU only on a hardware adapter; 'webgpu' forces it (falls back to wasm if it fails). */
   backend?: BackendChoice;
@@ -68,7 +71,7 @@ export class Transcriber {
       model: options.model ?? DEFAULT_MODEL,
       // The engine hands modelBaseUrl to worker/model-files.ts, which reads the cache choice from its fragment.
       modelBaseUrl: new URL(options.modelBaseUrl ?? '/models/', here).href.split('#')[0] + (options.cache === false ? NO_CACHE_FRAGMENT : ''),
-      wasmBaseUrl: new URL(options.wasmBaseUrl ?? '/ort/', here).href,
+      wasmBaseUrl: options.wasmBaseUrl ? new URL(options.wasmBaseUrl, here).href : '',
       backend: options.backend ?? 'auto',
       encoderWindow: resolveEncoderWindow(options.encoderWindow ?? 'auto', options.model ?? DEFAULT_MODEL),
       ...(options.numThreads !== undefined ? { numThreads: options.numThreads } : {}),

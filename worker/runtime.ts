@@ -44,9 +44,12 @@ export async function loadRuntime(
   const cores = navigator.hardwareConcurrency || 1;
   const threads = isolated ? Math.max(1, Math.min(numThreads ?? Math.min(4, cores), 16)) : 1;
   ort.env.wasm.numThreads = threads;
-  // Only the .wasm is fetched: the JS glue is bundled into the onnxruntime-web entry we imported.
-  const base = wasmBaseUrl.endsWith('/') ? wasmBaseUrl : `${wasmBaseUrl}/`;
-  ort.env.wasm.wasmPaths = { wasm: `${base}${wantGpu ? 'ort-wasm-simd-threaded.asyncify.wasm' : 'ort-wasm-simd-threaded.wasm'}` };
+  // Only the .wasm is fetched: the JS glue is bundled into the onnxruntime-web entry we imported. Without a
+  // base URL onnxruntime-web finds it next to itself (new URL(..., import.meta.url)), which bundlers emit.
+  if (wasmBaseUrl) {
+    const base = wasmBaseUrl.endsWith('/') ? wasmBaseUrl : `${wasmBaseUrl}/`;
+    ort.env.wasm.wasmPaths = { wasm: `${base}${wantGpu ? 'ort-wasm-simd-threaded.asyncify.wasm' : 'ort-wasm-simd-threaded.wasm'}` };
+  }
   ort.env.logLevel = 'error';
   return { ort, backend: wantGpu ? 'webgpu' : 'wasm', threads };
 }

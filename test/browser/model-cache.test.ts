@@ -53,7 +53,7 @@ describe('model files in Cache Storage (real Chromium, real model files)', () =>
     const vadUrl = new URL(VAD, BASE).href;
     const good = await (await ModelFiles.open(BASE)).bytes(VAD);
     const corrupt = good.slice();
-    corrupt[1000] ^= 0xff;
+    corrupt[1000] = good[1000]! ^ 0xff;
     const cache = await caches.open(MODEL_CACHE);
     await cache.put(vadUrl, new Response(corrupt));
     const before = fetchesOf(vadUrl);
