@@ -62,6 +62,50 @@ describe('beam search with biasing', () => {
     expect(out.biasScore).toBeCloseTo(3 * bias.boost, 5);
   });
 
+  it('reports the model\'s (unbiased) log-probability per token and how the winner ended', async () => {
+    const bias = createBiasProcessor(vocab, ['ComfyUI'], 0.1);
+    const out = await beamSearch(stepper, { ...opts, bias });
+    expect(out.tokens).toEqual([3, 4, 5, 6]);
+    // log-softmax of the table's row for each prefix (rows are not normalised: absent tokens sit at -20)
+    const expected = out.tokens.map((t, i) => {
+      const r = row(out.tokens.slice(0, i));
+      return r[t]! - Math.log(r.reduce((sum, x) => sum + Math.exp(x), 0));
+    });
+    expect(expected[0]).toBeCloseTo(Math.log(0.45), 3);
+    out.logprobs.forEach((lp, i) => expect(lp).toBeCloseTo(expected[i]!, 4));
+    expect(out.endedWithEot).toBe(true);
+    // the eot's own log-probability is in the total, not in the per-token list
+    expect(out.logprob).toBeLessThan(out.logprobs.reduce((a, b) => a + b, 0) + 1e-9);
+    const cut = await beamSearch(stepper, { ...opts, bias, stopsAfter: (g) => g.length === 2 });
+    expect(cut.tokens.length).toBe(2);
+    expect(cut.endedWithEot).toBe(false);
+  });
+
+  it('releases every state it was given, once', async () => {
+    const live = new Set<number[]>();
+    let released = 0;
+    const counting: DecoderStepper<number[]> = {
+      start: async () => {
+        const s: number[] = [];
+        live.add(s);
+        return { state: s, logits: row([]) };
+      },
+      step: async (state, token) => {
+        if (!live.has(state)) throw new Error('stepped a released state');
+        const s = [...state, token];
+        live.add(s);
+        return { state: s, logits: row(s) };
+      },
+      release: (state) => {
+        if (!live.delete(state)) throw new Error('released twice');
+        released++;
+      },
+    };
+    await beamSearch(counting, { ...opts, bias: createBiasProcessor(vocab, ['ComfyUI'], 0.1) });
+    expect(live.size).toBe(0);
+    expect(released).toBeGreaterThan(3);
+  });
+
   it('gives back the gain of a match the best path abandons', async () => {
     // " Comfort" shares " Com" with the phrase and then leaves it: its bias score ends at 0
     const bias = createBiasProcessor(vocab, ['ComfyUI'], 0.1);
