@@ -44,10 +44,15 @@ function playwrightCounts(json) {
   return { passed: s.expected ?? 0, failed: (s.unexpected ?? 0) + (s.flaky ?? 0) };
 }
 
+// `node scripts/test.mjs consumer e2e` runs only the named stages.
+const only = process.argv.slice(2);
+const unknown = only.filter((name) => !stages.some((s) => s.name === name));
+if (unknown.length) throw new Error(`unknown stage ${unknown.join(', ')} (stages: ${stages.map((s) => s.name).join(', ')})`);
+
 let passed = 0;
 let failed = 0;
 let broken = false;
-for (const stage of stages) {
+for (const stage of stages.filter((s) => only.length === 0 || only.includes(s.name))) {
   console.log(`\n=== ${stage.name}: ${stage.cmd.join(' ')}`);
   if (stage.report) rmSync(stage.report, { force: true }); // never count a previous run's report
   const started = Date.now();
