@@ -3,6 +3,11 @@
 import { runnerImport } from 'vite';
 
 const here = (path) => new URL(path, import.meta.url).pathname;
+// `npm run eval -- --bias [...]`: the biasing report (bench/bias-set/eval-bias.mjs), not the folder eval.
+if (process.argv.includes('--bias')) {
+  const { runBiasEval } = await import('./bias-set/eval-bias.mjs');
+  process.exit(runBiasEval(process.argv.slice(2)));
+}
 const { module: cli } = await runnerImport(here('./eval-cli.ts'));
 const options = cli.parseOptions(process.argv.slice(2));
 if (typeof options === 'number') process.exit(options);

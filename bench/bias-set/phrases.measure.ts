@@ -52,7 +52,9 @@ it('phrase biasing: recall, WER, false insertions', async () => {
   }
   const model = await loadNodeWhisper(process.env.MODEL ?? 'whisper-tiny');
   const scorer = createScorer(JSON.parse(readFileSync('public/models/whisper-tiny/normalizer.json', 'utf8')));
-  const stats = new Map(conditions.map((c) => [c, { hits: 0, terms: 0, wer: [] as ClipErrors[], insertions: 0, unrelatedWer: [] as ClipErrors[], seconds: 0 }]));
+  const stats = new Map(
+    conditions.map((c) => [c, { hits: 0, terms: 0, wer: [] as ClipErrors[], insertions: 0, unrelatedWer: [] as ClipErrors[], unrelatedAudioS: 0, seconds: 0 }]),
+  );
   for (const clip of [...selected, ...unrelated]) {
     const audio = readAudio(clip.eval_path ? join(EVAL_DIR, clip.eval_path) : join(dir, clip.file));
     const enc = await encodeClip(model, audio);
@@ -77,6 +79,7 @@ it('phrase biasing: recall, WER, false insertions', async () => {
       const st = stats.get(cond)!;
       st.seconds += (performance.now() - t0) / 1000;
       if (clip.kind === 'unrelated') {
+        st.unrelatedAudioS += audio.length / 16_000;
         st.insertions += phrases.reduce((n, p) => n + occurrences(text, p) - occurrences(clip.text ?? '', p), 0);
         st.unrelatedWer.push(scorer.score(clip.text!, text, 'en'));
       } else {
@@ -91,8 +94,13 @@ it('phrase biasing: recall, WER, false insertions', async () => {
     log(`${clip.file}\n  ${line.join('\n  ')}`);
   }
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-  log('condition | term recall | WER (phrase clips) | WER (unrelated) | false insertions | decode s');
+  log(`model ${process.env.MODEL ?? 'whisper-tiny'}, voices ${voices?.join(',') ?? 'all'}, ${unrelated.length} clips of ../shared/eval/en`);
+  log('condition | term recall | WER (phrase clips) | WER (unrelated) | false insertions (unrelated audio) | decode s');
   for (const [cond, s] of stats) {
-    log(`${cond} | ${s.hits}/${s.terms} = ${pct(s.hits / Math.max(1, s.terms))} | ${pct(errorRate(s.wer))} | ${pct(errorRate(s.unrelatedWer))} | ${s.insertions} | ${s.seconds.toFixed(1)}`);
+    const per10 = s.unrelatedAudioS > 0 ? ` = ${((s.insertions * 600) / s.unrelatedAudioS).toFixed(2)}/10 min` : '';
+    log(
+      `${cond} | ${s.hits}/${s.terms} = ${pct(s.hits / Math.max(1, s.terms))} | ${pct(errorRate(s.wer))} | ${pct(errorRate(s.unrelatedWer))} | ` +
+        `${s.insertions} in ${s.unrelatedAudioS.toFixed(0)} s${per10} | ${s.seconds.toFixed(1)}`,
+    );
   }
 });

@@ -1,0 +1,67 @@
+/**
+ * `npm run eval -- --bias [--model whisper-tiny,whisper-base] [--voices slt,kal] [--strengths 0,0.45,1] [--en 0|1]`
+ *
+ * The biasing report: runs bench/bias-set/phrases.measure.ts (term recall, WER on the phrase clips, WER
+ * and false insertions of the 250-phrase list on unrelated audio) and patterns.measure.ts (codes exact)
+ * for every model × flite voice, each strength decoded as the engine would (steering.ts biasPlan), and
+ * prints one table. ../shared/eval/en (voice-independent) is decoded with the first voice only.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+
+function option(argv, name, fallback) {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 && argv[i + 1] ? argv[i + 1] : fallback;
+}
+
+export function runBiasEval(argv) {
+  if (argv.includes('--help')) {
+    console.log(`npm run eval -- --bias [--model whisper-tiny,whisper-base] [--voices slt,kal] [--strengths 0,0.45,1] [--en 0|1]`);
+    return 0;
+  }
+  const models = option(argv, 'model', 'whisper-tiny,whisper-base').split(',');
+  const voices = option(argv, 'voices', 'slt,kal').split(',');
+  const strengths = option(argv, 'strengths', '0,0.45,1').split(',');
+  const withEn = option(argv, 'en', '1') !== '0';
+  const dir = mkdtempSync(join(tmpdir(), 'bias-eval-'));
+  const rows = [];
+  for (const model of models) {
+    for (const [vi, voice] of voices.entries()) {
+      const log = join(dir, `${model}-${voice}.log`);
+      const env = {
+        ...process.env,
+        MODEL: model,
+        VOICES: voice,
+        CONDITIONS: strengths.map((s) => `S${s}`).join(','),
+        EN: withEn && vi === 0 ? '1' : '0',
+        LOG: log,
+      };
+      for (const file of ['phrases.measure.ts', 'patterns.measure.ts']) {
+        const run = spawnSync('npx', ['vitest', 'run', '-c', 'bench/bias-set/vitest.config.ts', `bench/bias-set/${file}`], {
+          cwd: ROOT,
+          env,
+          stdio: ['ignore', 'ignore', 'inherit'],
+        });
+        if (run.status !== 0) {
+          console.error(`${file} failed for ${model}/${voice} (exit ${run.status}); its log: ${log}`);
+          return 1;
+        }
+      }
+      const lines = readFileSync(log, 'utf8').split('\n');
+      for (const line of lines) {
+        const m = /^S([\d.]+) \| (.*)$/.exec(line);
+        if (m) rows.push(`${model} | ${voice} | ${m[1]} | ${m[2]}`);
+        if (line.startsWith('codes exact')) rows.push(`${model} | ${voice} | codes | ${line}`);
+      }
+    }
+  }
+  console.log('model | voice | bias_strength | term recall | WER (phrase clips) | WER (unrelated) | false insertions | decode s');
+  for (const r of rows) console.log(r);
+  console.log(`(per-clip transcripts: ${dir})`);
+  return 0;
+}
