@@ -67,7 +67,10 @@ export default defineConfig({
       stderr: 'pipe',
     },
     {
-      command: `npx vite --config vite.config.ts --mode e2e --port ${demoPort} --strictPort --host 127.0.0.1`,
+      // DEMO_E2E_BUILD=1: test the static build in dist-demo (`npm run build` first) instead of the dev server.
+      command: process.env.DEMO_E2E_BUILD
+        ? `npx vite preview --config vite.config.ts --port ${demoPort} --strictPort --host 127.0.0.1`
+        : `npx vite --config vite.config.ts --mode e2e --port ${demoPort} --strictPort --host 127.0.0.1`,
       url: `http://127.0.0.1:${demoPort}/`,
       reuseExistingServer: false,
       timeout: 120_000,

@@ -16,7 +16,10 @@ export class Recorder {
   async start(): Promise<void> {
     if (this.recording) return;
     if (!navigator.mediaDevices?.getUserMedia) throw new Error('this browser cannot record (no microphone access in this context)');
-    const stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true } });
+    const stream = await navigator.mediaDevices.getUserMedia({
+      // Raw audio: Whisper copes with room noise better than with what echo cancellation and noise suppression leave.
+      audio: { channelCount: 1, echoCancellation: false, noiseSuppression: false, autoGainControl: false },
+    });
     const type = ['audio/webm;codecs=opus', 'audio/ogg;codecs=opus', 'audio/mp4'].find((t) => MediaRecorder.isTypeSupported(t));
     this.chunks = [];
     this.recorder = new MediaRecorder(stream, type ? { mimeType: type } : {});

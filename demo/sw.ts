@@ -85,7 +85,9 @@ async function cacheShell(urls: readonly string[]): Promise<number> {
       if (key === null) return;
       if (!(await cache.match(key))) {
         try {
-          const res = await fetch(key, { cache: 'no-cache' });
+          // Ask as a <link rel=stylesheet> would: Vite's dev server answers a bare .css request with a JS module.
+          const css = new URL(key).pathname.endsWith('.css');
+          const res = await fetch(key, { cache: 'no-cache', ...(css ? { headers: { Accept: 'text/css,*/*;q=0.1' } } : {}) });
           if (!res.ok) return;
           await cache.put(key, res);
         } catch {

@@ -34,6 +34,13 @@ test.describe.configure({ mode: 'serial' });
 async function open(page: Page): Promise<void> {
   await page.goto('/');
   await expect(page.locator('#api-status')).toContainText('ready', { timeout: 30_000 });
+  await page.getByLabel('Model', { exact: true }).selectOption('whisper-tiny');
+  await page.getByLabel('Language', { exact: true }).fill('en');
+}
+
+/** Each test can also run on its own (-g): it opens the demo when an earlier test has not. */
+async function ensureOpen(page: Page): Promise<void> {
+  if (page.url() === 'about:blank') await open(page);
 }
 
 /** Runs a transcription and waits for both bars to finish. */
@@ -47,8 +54,6 @@ async function transcribe(page: Page, timeout = 90_000): Promise<void> {
 
 test('transcribes a dropped-in clip with words and confidence, plays from a word, exports SRT', async ({ shared: { page } }) => {
   await open(page);
-  await page.getByLabel('Model', { exact: true }).selectOption('whisper-tiny');
-  await page.getByLabel('Language', { exact: true }).fill('en');
   await page.getByLabel('timestamps', { exact: true }).check();
   await page.getByLabel('words', { exact: true }).check();
   await page.getByLabel('confidence', { exact: true }).check();
@@ -96,6 +101,7 @@ test('transcribes a dropped-in clip with words and confidence, plays from a word
 });
 
 test('shows a bad option as a readable error, and a run can be cancelled', async ({ shared: { page } }) => {
+  await ensureOpen(page);
   await page.getByLabel('Language', { exact: true }).fill('xx');
   await page.getByRole('button', { name: 'Transcribe' }).click();
   await expect(page.locator('#error')).toContainText('400 invalid_query_parameter: language');
@@ -111,6 +117,7 @@ test('shows a bad option as a readable error, and a run can be cancelled', async
 });
 
 test('manages a custom model through /v1: create, page through phrases, add, delete', async ({ shared: { page } }) => {
+  await ensureOpen(page);
   const panel = page.getByRole('region', { name: /Custom models/ });
   await panel.getByText('New custom model').click();
   await panel.getByLabel('Name', { exact: true }).fill('Cafe menu');
@@ -149,6 +156,7 @@ test('manages a custom model through /v1: create, page through phrases, add, del
 });
 
 test('the /v1 console sends a raw request and shows the answer', async ({ shared: { page } }) => {
+  await ensureOpen(page);
   const consolePanel = page.getByRole('region', { name: '/v1 console' });
   await consolePanel.getByLabel('Example').selectOption('list-models');
   await expect(consolePanel.getByLabel('Headers, one per line')).toHaveValue(/^Authorization: ApiKey lsk_demo_\w+$/);
@@ -168,18 +176,26 @@ test('the /v1 console sends a raw request and shows the answer', async ({ shared
 });
 
 test('records from the microphone and transcribes the recording', async ({ shared: { page } }) => {
+  await ensureOpen(page);
   // The fake microphone plays psx_cards_001.wav ("ten of clubs") in a loop.
   await page.getByRole('button', { name: '● Record' }).click();
   await expect(page.locator('#audio-name')).toContainText('Recording…');
-  await page.waitForTimeout(2500);
+  await page.waitForTimeout(3000);
   await page.getByRole('button', { name: '■ Stop' }).click();
   await expect(page.locator('#audio-name')).toContainText(/recording-\d{6}\.webm/);
+  const recorded = await page.locator('#player').evaluate(async (a: HTMLAudioElement) => {
+    const bytes = new Uint8Array(await (await fetch(a.src)).arrayBuffer());
+    return { size: bytes.length, head: [...bytes.slice(0, 4)] };
+  });
+  expect(recorded.head, 'a WebM (EBML) file').toEqual([0x1a, 0x45, 0xdf, 0xa3]);
+  expect(recorded.size).toBeGreaterThan(10_000);
   await page.getByLabel('confidence', { exact: true }).uncheck();
   await transcribe(page);
   await expect(page.locator('#transcript')).toContainText(/club/i);
 });
 
 test('diarizes a two-speaker clip: turns in distinct colours', async ({ shared: { page } }) => {
+  await ensureOpen(page);
   await page.locator('#file').setInputFiles(TWO_SPEAKERS);
   await page.getByLabel('speakers', { exact: true }).check();
   await page.getByLabel('at most', { exact: true }).selectOption('2');
@@ -205,6 +221,10 @@ test('reloads with the network off and still transcribes', async ({ shared: { pa
     expect(doc.fromServiceWorker()).toBe(true);
     expect(doc.headers()['x-localscribe-cache']).toBe('hit');
     expect(await page.evaluate(() => navigator.onLine)).toBe(false);
+    // The stylesheet came back too (a panel has its border radius), and the /v1 service still answers.
+    await expect(page.locator('.panel').first()).toHaveCSS('border-top-left-radius', '8px');
+    await expect(page.locator('#api-status')).toContainText('ready');
+    await expect(page.locator('#cm-list')).toContainText('Cafe menu');
 
     await page.getByLabel('Model', { exact: true }).selectOption('whisper-tiny');
     await page.getByLabel('Language', { exact: true }).fill('en');
