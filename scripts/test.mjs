@@ -3,7 +3,7 @@
 // Every stage runs even if an earlier one failed; the last line sums them up as "N passed, N failed".
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 const reports = join('test-results', 'summary');
 mkdirSync(reports, { recursive: true });
@@ -23,7 +23,8 @@ const stages = [
     // The packed package in a separate Vite app (test/consumer-app/): npm pack, install, build, transcribe.
     name: 'consumer',
     cmd: ['npx', 'playwright', 'test', '--config', 'test/consumer-app/playwright.config.ts', '--reporter=list,json'],
-    env: { PLAYWRIGHT_JSON_OUTPUT_NAME: join(reports, 'consumer.json') },
+    // Absolute: Playwright resolves this against the config's folder.
+    env: { PLAYWRIGHT_JSON_OUTPUT_NAME: resolve(reports, 'consumer.json') },
     report: join(reports, 'consumer.json'),
     read: playwrightCounts,
   },

@@ -93,6 +93,11 @@ test('the packed package installs, builds and transcribes in a separate Vite app
   expect(out.text.toLowerCase()).toContain(EXPECTED);
   expect(out.words.length).toBeGreaterThan(15);
 
+  const warmStart = Date.now();
+  const warm = await page.evaluate(() => (window as any).app.transcribe('/jfk.flac'));
+  console.log(`[consumer] same transcriber again (models loaded): ${Date.now() - warmStart} ms`);
+  expect(warm.text).toBe(out.text);
+
   const cached = await page.evaluate(() => (window as any).app.modelCacheInfo());
   expect(cached.entries).toBe(8); // manifest.json + 6 whisper-tiny files + the VAD
   expect(cached.bytes).toBeGreaterThan(40_000_000);
@@ -103,7 +108,9 @@ test('the packed package installs, builds and transcribes in a separate Vite app
     blocked++;
     return route.abort('internetdisconnected');
   });
+  const offlineStart = Date.now();
   const offline = await page.evaluate(() => (window as any).app.transcribeWithNewTranscriber('/jfk.flac'));
+  console.log(`[consumer] new transcriber, model URLs blocked (load from Cache Storage + jfk.flac): ${Date.now() - offlineStart} ms`);
   expect(blocked).toBeGreaterThan(0);
   expect(offline.text.toLowerCase()).toContain(EXPECTED);
   await context.unrouteAll();

@@ -5,6 +5,7 @@ import { chromiumLaunchOptions } from '../../config/browser';
 export default defineConfig({
   testDir: '.',
   testMatch: 'consumer.spec.ts',
+  outputDir: '../../test-results/consumer-app',
   workers: 1,
   timeout: 300_000,
   reporter: process.env.CI ? 'line' : 'list',
