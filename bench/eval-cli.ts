@@ -12,10 +12,14 @@ const USAGE = `npm run eval [-- --data DIR --model NAME[,NAME] --params QUERY --
   --threads WASM threads (default: the library's choice)
   --timeout seconds per clip (default: 60 + 4 x the clip's duration)
   --candidates N  adds language=<the clip's language and N-1 others> (language ID among candidates)
+  --language-report N  issue 5's report: each clip three times (no language; among N candidates holding
+            the true one; the true language given), all with language, words, timestamps and confidence;
+            prints per clip the languages found, language-ID accuracy both ways, WER/CER auto vs given,
+            word-timing sanity and confidence bands
   Transcripts with language, words or confidence also get language-ID accuracy, word-timing sanity and
   accuracy per confidence band.`;
 
 /** Parsed options (and STS_EVAL_DIR set from --data), or the exit code when there is nothing to run. */
 export function parseOptions(argv: string[]): Map<string, string> | number {
-  return parseRunnerOptions(argv, ['data', 'model', 'params', 'out', 'folders', 'threads', 'timeout', 'candidates', 'encoder-window'], USAGE);
+  return parseRunnerOptions(argv, ['data', 'model', 'params', 'out', 'folders', 'threads', 'timeout', 'candidates', 'encoder-window', 'language-report'], USAGE);
 }

@@ -8,7 +8,7 @@ import { EVAL_FOLDERS, loadClips, type Clip } from './manifest';
 import { runSide, type ClipRun, type SideRun } from './run-side';
 import { startBenchServer } from './server';
 import { byFolder, containsRequired, scoreRun, summarize } from './summary';
-import { candidatesFor, printWordsAndLanguage } from './words-language-report';
+import { candidatesFor, LANGUAGE_PASSES, languagePassParams, printLanguageReport, printWordsAndLanguage, type LanguagePass } from './words-language-report';
 import { fixed, formatTable, megabytes, percent, seconds, snippet } from './table';
 
 /** One line of the --out file: the contract of issue #2 ({folder, file, transcript, wall_ms, audio_ms}), plus the model. */
@@ -50,10 +50,29 @@ export async function runEval(options: Map<string, string>): Promise<number> {
 
   const server = await startBenchServer();
   const runs: SideRun[] = [];
+  const languageReport = options.has('language-report') ? Number(options.get('language-report')) : 0;
+  const reports: { model: string; passes: Record<LanguagePass, SideRun> }[] = [];
   const entries: EvalEntry[] = [];
   try {
     for (const model of models) {
       console.log(`\n== ${model}`);
+      if (languageReport) {
+        // issue 5: three passes (auto, among candidates, given), reported together (words-language-report.ts)
+        const passes = {} as Record<LanguagePass, SideRun>;
+        for (const pass of LANGUAGE_PASSES) {
+          console.log(`  -- ${pass}`);
+          passes[pass] = await runSide(clips, {
+            baseUrl: server.url, side: 'ours', model, threads, ...(encoderWindow ? { encoderWindow } : {}), input: 'blob',
+            paramsFor: (clip) => languagePassParams(pass, clip, languageReport, clips.indexOf(clip), query),
+            timeoutMs: timeout ? Number(timeout) * 1000 : null, log: (line) => console.log(`  ${line}`), onClip: (r) => printClip(r, scorer),
+          });
+          for (const r of passes[pass].clips) entries.push({ folder: r.clip.folder, file: r.clip.file, transcript: r.transcript, wall_ms: Math.round(r.wall_ms), audio_ms: r.audio_ms, model, params: r.params, ...(r.error ? { error: r.error } : {}) });
+        }
+        reports.push({ model, passes });
+        runs.push(passes.auto);
+        if (out) writeFileSync(out, `${JSON.stringify(entries, null, 2)}\n`);
+        continue;
+      }
       const run = await runSide(clips, {
         baseUrl: server.url,
         side: 'ours',
@@ -87,7 +106,9 @@ export async function runEval(options: Map<string, string>): Promise<number> {
   }
   for (const run of runs) {
     printTable(run, scorer);
-    printWordsAndLanguage(run);
+    const report = reports.find((r) => r.passes.auto === run);
+    if (report) printLanguageReport(report.model, report.passes, scorer);
+    else printWordsAndLanguage(run);
   }
   if (out) console.log(`\nwrote ${entries.length} entries to ${out}`);
   return runs.some((r) => r.load === null) ? 1 : 0;
