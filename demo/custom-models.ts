@@ -146,7 +146,10 @@ export class CustomModelsPanel {
     if (!model) return Promise.resolve();
     return this.run(async () => {
       const id = encodeURIComponent(model.id);
-      const res = await apiJson<PhrasePage>(`/v1/custom-model/${id}/phrases?page=${Math.max(0, page)}&size=${PAGE_SIZE}`);
+      let res = await apiJson<PhrasePage>(`/v1/custom-model/${id}/phrases?page=${Math.max(0, page)}&size=${PAGE_SIZE}`);
+      const last = Math.max(0, Math.ceil(res.total / res.size) - 1);
+      // After deleting the last page's phrases, show the page that is now last.
+      if (res.page > last) res = await apiJson<PhrasePage>(`/v1/custom-model/${id}/phrases?page=${last}&size=${PAGE_SIZE}`);
       this.page = res.page;
       this.detail.hidden = false;
       $<HTMLElement>('cm-detail-title').textContent = `Phrases of "${model.name}"`;

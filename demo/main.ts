@@ -99,6 +99,13 @@ apiReady
     apiStatus.textContent = `/v1 service unavailable: ${describeError(err)}`;
     apiStatus.classList.add('bad');
   });
+function showNetwork(): void {
+  document.body.classList.toggle('offline', !navigator.onLine);
+  $<HTMLSpanElement>('network').textContent = navigator.onLine ? '' : 'offline';
+}
+addEventListener('online', showNetwork);
+addEventListener('offline', showNetwork);
+showNetwork();
 bindConsole();
 bindModelCache();
 bindControls();

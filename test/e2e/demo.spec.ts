@@ -221,6 +221,7 @@ test('reloads with the network off and still transcribes', async ({ shared: { pa
     expect(doc.fromServiceWorker()).toBe(true);
     expect(doc.headers()['x-localscribe-cache']).toBe('hit');
     expect(await page.evaluate(() => navigator.onLine)).toBe(false);
+    await expect(page.locator('#network')).toHaveText('offline');
     // The stylesheet came back too (a panel has its border radius), and the /v1 service still answers.
     await expect(page.locator('.panel').first()).toHaveCSS('border-top-left-radius', '8px');
     await expect(page.locator('#api-status')).toContainText('ready');
