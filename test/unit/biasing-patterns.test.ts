@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compilePattern } from '../../src/api/patterns';
+import { patternExample } from '../../worker/biasing/pattern-prompt';
 import { applyPatterns, applyPatternsToWords, findPatternSpans } from '../../worker/biasing/spoken-patterns';
 
 const P = (...sources: string[]) => sources.map(compilePattern);
@@ -63,5 +64,18 @@ describe('spoken codes to their written form', () => {
     expect(out).toHaveLength(2);
     expect(out[1]).toEqual({ text: ' AMZ471.', startMs: 100, endMs: 690, confidence: 0.9 - 6 * 0.01, speaker: 0 });
     expect(out[0]).toBe(words[0]);
+  });
+});
+
+describe('pattern examples for the decoder prompt', () => {
+  it('writes one string each pattern matches, optional parts included', () => {
+    for (const src of ['AMZ[0-9]{3}', '[A-Z]{2}[0-9]{2} [A-Z]{3}', '[A-Z][0-9]{3}[A-Z]', 'TK-[0-9]{4}', '[A-Z]{2}[0-9]{3}', 'XR[0-9]{3}', '[A-Z0-9]{6}', 'AB( [0-9]{2})?', '[0-9]{2,4}']) {
+      const p = compilePattern(src);
+      const example = patternExample(p.ast);
+      expect(p.test(example), `${src} → ${example}`).toBe(true);
+    }
+    expect(patternExample(compilePattern('AB( [0-9]{2})?').ast)).toMatch(/^AB \d\d$/);
+    expect(patternExample(compilePattern('[A-Z0-9]{6}').ast)).toMatch(/\d/);
+    expect(patternExample(compilePattern('[A-Z0-9]{6}').ast)).toMatch(/[A-Z]/);
   });
 });
