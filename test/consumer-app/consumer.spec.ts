@@ -5,7 +5,7 @@
  * JS API and through /v1, then again with the model URLs blocked (Cache Storage).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -122,4 +122,24 @@ test('the packed package installs, builds and transcribes in a separate Vite app
 
   expect(await page.evaluate(() => (window as any).app.clearModelCache())).toBe(true);
   expect((await page.evaluate(() => (window as any).app.modelCacheInfo())).entries).toBe(0);
+});
+
+test('the type declarations serve a TypeScript consumer (moduleResolution bundler, no skipLibCheck)', () => {
+  writeFileSync(
+    join(app, 'check.ts'),
+    `import { clearModelCache, createTranscriber, modelCacheInfo, type Transcript } from 'localscribe';
+const stt = createTranscriber({ model: 'whisper-tiny', cache: true, modelBaseUrl: 'https://cdn.example/models/' });
+export async function run(file: Blob): Promise<number> {
+  const t: Transcript = await stt.transcribe(file, { language: 'en', include_words: true });
+  await clearModelCache();
+  return t.text.length + (await modelCacheInfo()).bytes;
+}
+// @ts-expect-error: not a model this package knows
+createTranscriber({ model: 'whisper-huge' });
+`,
+  );
+  const options = { target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', strict: true, lib: ['ES2023', 'DOM'], noEmit: true, skipLibCheck: false, types: [] };
+  writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, files: ['check.ts'] }));
+  // The app's own node_modules/localscribe is what resolves; only the compiler is borrowed from this repository.
+  sh(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], app);
 });
