@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { clearModelCache, MODEL_CACHE, modelCacheInfo } from '../../src/index';
+import { clearModelCache, createTranscriber, MODEL_CACHE, modelCacheInfo } from '../../src/index';
 import { ModelFiles, NO_CACHE_FRAGMENT } from '../../worker/model-files';
 
 // The real model files from public/models/, fetched from the other loopback name of the test server:
@@ -97,5 +97,19 @@ describe('model files in Cache Storage (real Chromium, real model files)', () =>
     expect(await clearModelCache()).toBe(true);
     expect(await modelCacheInfo()).toEqual({ entries: 0, bytes: 0, urls: [] });
     expect(await caches.has(MODEL_CACHE)).toBe(false);
+  });
+
+  it('the transcriber option reaches the engine worker: cache false loads without caching, the default caches', async () => {
+    const uncached = createTranscriber({ model: 'whisper-tiny', modelBaseUrl: BASE, cache: false });
+    await uncached.load();
+    await uncached.dispose();
+    expect((await modelCacheInfo()).entries).toBe(0);
+
+    const cached = createTranscriber({ model: 'whisper-tiny', modelBaseUrl: BASE });
+    await cached.load();
+    await cached.dispose();
+    const info = await modelCacheInfo();
+    expect(info.entries).toBe(8); // manifest.json, 6 whisper-tiny files, the VAD
+    expect(info.urls).toContain(new URL('whisper-tiny/onnx/encoder_model_quantized.onnx', BASE).href);
   });
 });
