@@ -41,12 +41,17 @@ async function encodeBytes(bytes: ArrayBuffer): Promise<{ encoded: EncodedWindow
   return { encoded: await model.encode(logMelSpectrogram(clip, FULL_FRAMES), FULL_FRAMES), seconds: clip.length / SAMPLE_RATE };
 }
 
-async function decode(clip: { encoded: EncodedWindow; seconds: number }, adjustLogits?: GenerateOptions['adjustLogits']) {
+async function decode(
+  clip: { encoded: EncodedWindow; seconds: number },
+  adjustLogits?: GenerateOptions['adjustLogits'],
+  extra: Pick<GenerateOptions, 'beam' | 'promptIds'> = {},
+) {
   const gen = await decodeWindow(model, clip.encoded, {
     language: 'en',
     wantAttention: false,
     audioSeconds: clip.seconds,
     ...(adjustLogits ? { adjustLogits } : {}),
+    ...extra,
   });
   const ids = gen.tokens.map((t) => t.id);
   return { ids, text: model.vocab.decode(ids).trim() };
@@ -81,6 +86,27 @@ describe('vocabulary biasing with whisper-tiny (real model, real Chromium)', () 
     expect(plain.text).not.toContain('Grafana');
     expect(biased.text).toMatch(/dashboard into Grafana/);
     expect(biased.text).not.toMatch(/Zorblax/);
+  });
+
+  it('a beam with phrase boosts recovers a name the unbiased model misses, and keeps the rest of the sentence', async () => {
+    const clip = await encodeBytes(await fixture('phrase-grafana-slt.wav'));
+    const others = Array.from({ length: 249 }, (_, i) => `Zorblax${i}`);
+    const bias = createBiasProcessor(model.vocab, [...others, 'Grafana'], 0.45);
+    const plain = await decode(clip);
+    const beam = await decode(clip, (l, g) => bias.adjustLogits(l, g), { beam: { size: 4, bias } });
+    console.log(`plain «${plain.text}»\nbeam+boost «${beam.text}»`);
+    expect(plain.text).not.toContain('Grafana');
+    expect(beam.text).toMatch(/every dashboard into Grafana/);
+    expect(beam.text).not.toMatch(/Zorblax/);
+    expect(beam.text.startsWith(plain.text.split(' into ')[0]!)).toBe(true);
+  });
+
+  it('a beam with phrase boosts leaves unrelated speech as the unbiased model hears it', async () => {
+    const clip = await encodeBytes(await fixture('unrelated-garden-slt.wav'));
+    const bias = createBiasProcessor(model.vocab, ['Grafana', 'Galway', 'Zigbee', 'Ozempic'], 0.45);
+    const plain = await decode(clip);
+    const beam = await decode(clip, (l, g) => bias.adjustLogits(l, g), { beam: { size: 4, bias } });
+    expect(beam.text).toBe(plain.text);
   });
 
   it('strength 0 decodes exactly as without biasing', async () => {
