@@ -13,7 +13,7 @@ import { isConfident, mostLikely, mostProbableJoint, rescoringCandidates, SHORT_
 import { applyPatterns, applyPatternsToWords } from './biasing/spoken-patterns';
 import { attributeSpeakers } from './speakers/assign';
 import { decodeSpeakerConstants, SPEAKER_FEATURE_TENSOR, type SpeakerConstants, type SpeakerConstantsFile } from './speakers/constants';
-import { diarizationRegions, SpeakerDiarizer } from './speakers/diarize';
+import { SpeakerDiarizer } from './speakers/diarize';
 import { SpeakerFeatureSource } from './speakers/features';
 import { steeringFor, type Steering } from './steering';
 import { WhisperVocabulary, type GenerationConfig } from './tokenizer';
@@ -212,7 +212,7 @@ export class Engine {
       throw err;
     });
     const { source, constants } = await loaded.speakers;
-    return { diarizer: new SpeakerDiarizer(constants, diarizationRegions(probs, totalSamples)), source };
+    return { diarizer: SpeakerDiarizer.fromVad(constants, probs, totalSamples), source };
   }
 
   /**
@@ -232,7 +232,11 @@ export class Engine {
     if (candidates?.length === 1) return [{ window, language: candidates[0]! }];
     const isShort = (r: { startSample: number; endSample: number }) => r.endSample - r.startSample < SHORT_UTTERANCE_S * SAMPLE_RATE;
     if (window.regions.length === 1 && !isShort(window.regions[0]!)) return [{ window, language: null }];
-    const detections: { samples: Float32Array; probs: Map<string, number>; encoded: EncodedWindow | null }[] = [];
+    const detections: { samples: Float32Array; probs: Map<string, number>; encoded: EncodedWindow | null; confident: boolean }[] = [];
+    let kept: EncodedWindow | null = null;
+    // a short window of one utterance: its decoding reuses the full-window encoding made here
+    const only = window.regions.length === 1 ? window.regions[0]! : null;
+    const reusable = only !== null && isShort(only) && only.startSample === window.startSample && only.endSample === window.endSample;
     try {
       for (const region of window.regions) {
         checkpoint();
@@ -241,16 +245,16 @@ export class Engine {
         const encoded = await whisper.encode(logMelSpectrogram(samples, melFrames), melFrames);
         const probs = await whisper.detectLanguage(encoded, candidates);
         const confident = isConfident(probs);
-        if (confident) encoded.hidden.dispose();
-        detections.push({ samples, probs, encoded: confident ? null : encoded });
+        if (confident && !reusable) encoded.hidden.dispose();
+        detections.push({ samples, probs, encoded: confident && !reusable ? null : encoded, confident });
       }
       const languages: string[] = [];
       for (const [i, d] of detections.entries()) {
-        if (!d.encoded) {
+        if (d.confident || !d.encoded) {
           languages.push(mostLikely(d.probs));
           continue;
         }
-        const neighbours = detections.filter((o, j) => j !== i && !o.encoded).map((o) => mostLikely(o.probs));
+        const neighbours = detections.filter((o, j) => j !== i && o.confident).map((o) => mostLikely(o.probs));
         const hypotheses: LanguageHypothesis[] = [];
         for (const language of rescoringCandidates(d.probs, neighbours)) {
           checkpoint();
@@ -264,9 +268,13 @@ export class Engine {
         }
         languages.push(mostProbableJoint(hypotheses));
       }
+      if (reusable && detections[0]!.encoded) {
+        kept = detections[0]!.encoded;
+        return [{ window, language: languages[0]!, encoded: kept }];
+      }
       return splitByLanguage(window, languages);
     } finally {
-      for (const d of detections) d.encoded?.hidden.dispose();
+      for (const d of detections) if (d.encoded !== kept) d.encoded?.hidden.dispose();
     }
   }
 
@@ -280,9 +288,12 @@ export class Engine {
     const { window } = plan;
     const { request, checkpoint, diarizer } = ctx;
     const samples = audio.subarray(window.startSample, window.endSample);
-    const melFrames = this.encoderWindow === 'fit' ? fitFrames(samples.length) : FULL_FRAMES;
-    const mel = logMelSpectrogram(samples, melFrames);
-    const encoded = await whisper.encode(mel, melFrames, diarizer?.source.encoderOutputs ?? []);
+    // the language probe's full-window encoding of a short window (planLanguages), unless diarizing needs its own
+    if (diarizer) plan.encoded?.hidden.dispose();
+    const reused = diarizer ? null : (plan.encoded ?? null);
+    const melFrames = reused || this.encoderWindow === 'full' ? FULL_FRAMES : fitFrames(samples.length);
+    const mel = reused ? new Float32Array(0) : logMelSpectrogram(samples, melFrames);
+    const encoded = reused ?? (await whisper.encode(mel, melFrames, diarizer?.source.encoderOutputs ?? []));
     try {
       if (diarizer) {
         const features = await diarizer.source.features(encoded, mel, melFrames);

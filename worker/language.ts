@@ -1,9 +1,15 @@
 import type { DecodingWindow } from './segment-speech';
+import type { EncodedWindow } from './whisper';
 
 /** A decoding window and the language to decode it in (null: detect it from the window's own encoding). */
 export interface LanguagePlan {
   window: DecodingWindow;
   language: string | null;
+  /**
+   * The full 30 s encoding of the window made to identify its language (a short window of one
+   * utterance), for its decoding to reuse; whoever takes the plan disposes it.
+   */
+  encoded?: EncodedWindow;
 }
 
 /**
@@ -42,8 +48,8 @@ export function mostLikely(probs: ReadonlyMap<string, number>): string {
  * (language, transcription) puts fr first: "Bonjour !" costs 2.6 nats in French, "Боже ли?" 5.3 in
  * Russian, "Bom, Júl!" 11.5 in Portuguese. So:
  *  1. an utterance shorter than SHORT_UTTERANCE_S is identified on a full 30 s window;
- *  2. a guess below CONFIDENT_LANGUAGE is settled by decoding the likeliest languages (until they hold
- *     RESCORED_MASS, at most MAX_RESCORED) plus the languages identified with confidence in the
+ *  2. a guess below CONFIDENT_LANGUAGE is settled by decoding the MAX_RESCORED likeliest languages
+ *     (those above MIN_RESCORED), plus the languages identified with confidence in the
  *     neighbouring utterances of the same window (the recording's own languages are the likeliest
  *     prior for a short, ambiguous utterance), and keeping the language of the most probable
  *     (language, transcription) pair: log P(language | audio) + sum of log P(token).
@@ -53,10 +59,10 @@ export function mostLikely(probs: ReadonlyMap<string, number>): string {
 export const SHORT_UTTERANCE_S = 2;
 /** A detection at or above this probability is taken as is. */
 export const CONFIDENT_LANGUAGE = 0.8;
-/** An uncertain detection is settled among the likeliest languages holding this much probability... */
-export const RESCORED_MASS = 0.9;
-/** ...and no more of them than this (each costs a greedy decoding of the utterance). */
+/** An uncertain detection is settled among this many of the likeliest languages (each costs a greedy decoding)... */
 export const MAX_RESCORED = 4;
+/** ...leaving out those below this probability (the likeliest is always in). */
+export const MIN_RESCORED = 0.01;
 
 /** Whether a detection needs settling by decoding. */
 export function isConfident(probs: ReadonlyMap<string, number>): boolean {
@@ -64,19 +70,14 @@ export function isConfident(probs: ReadonlyMap<string, number>): boolean {
 }
 
 /**
- * The languages to decode an uncertain utterance in: the likeliest until they hold RESCORED_MASS (at
- * most MAX_RESCORED), then the `neighbours` (languages of the surrounding utterances) that `probs`
- * allows and that are not already in.
+ * The languages to decode an uncertain utterance in: the MAX_RESCORED likeliest (those from
+ * MIN_RESCORED up, the likeliest always), then the `neighbours` (languages of the surrounding
+ * utterances) that `probs` allows and that are not already in. With candidates (a comma list),
+ * `probs` holds only those.
  */
 export function rescoringCandidates(probs: ReadonlyMap<string, number>, neighbours: Iterable<string> = []): string[] {
   const ranked = [...probs].sort((a, b) => b[1] - a[1]);
-  const out: string[] = [];
-  let mass = 0;
-  for (const [code, p] of ranked) {
-    if (out.length >= MAX_RESCORED || mass >= RESCORED_MASS) break;
-    out.push(code);
-    mass += p;
-  }
+  const out = ranked.filter(([, p], i) => i === 0 || p >= MIN_RESCORED).slice(0, MAX_RESCORED).map(([code]) => code);
   for (const code of neighbours) if (probs.has(code) && !out.includes(code)) out.push(code);
   return out;
 }

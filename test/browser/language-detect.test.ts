@@ -58,3 +58,21 @@ describe('language per utterance, whisper-tiny', () => {
     }
   });
 });
+
+describe('short utterances, whisper-base (fit encoder windows by default)', () => {
+  const base = createTranscriber({ model: 'whisper-base' });
+  afterAll(() => base.dispose());
+
+  it('identifies a 1.2 s "Bonjour !" as French and short English clips as English', async () => {
+    // on a fit (10 s) encoding whisper-base says ru 0.87 for this clip; see worker/language.ts
+    const bonjour = await base.transcribe(await evalBytes('multi/wts_bonjour.wav'), { include_language: true });
+    expect(bonjour.language).toBe('fr');
+    expect(bonjour.text).toMatch(/bonjour/i);
+    // among candidates too
+    expect((await base.transcribe(await evalBytes('multi/wts_bonjour.wav'), { language: 'ru,pt,fr', include_language: true })).language).toBe('fr');
+    for (const file of ['psx_cards_001.wav', 'psx_cards_004.wav', 'LJ002-0020.wav']) {
+      const out = await base.transcribe(await evalBytes(`en/${file}`), { include_language: true });
+      expect(out.language, file).toBe('en');
+    }
+  });
+});

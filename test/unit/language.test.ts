@@ -18,11 +18,14 @@ describe('language detection decisions', () => {
     expect(isConfident(probs({ ru: 0.7, pt: 0.3 }))).toBe(false);
   });
 
-  it('rescores the likeliest languages until they hold enough probability, at most MAX_RESCORED, plus allowed neighbours', () => {
+  it('rescores the MAX_RESCORED likeliest languages that are not negligible, plus allowed neighbours', () => {
     // whisper-base on the full-window encoding of the 1.2 s "Bonjour !" (multi/wts_bonjour.wav)
     const bonjour = probs({ pt: 0.386, ru: 0.323, pl: 0.15, fr: 0.05, it: 0.01, en: 0.008, es: 0.008 });
     expect(rescoringCandidates(bonjour)).toEqual(['pt', 'ru', 'pl', 'fr']);
-    expect(rescoringCandidates(probs({ ru: 0.75, pt: 0.2, pl: 0.05 }))).toEqual(['ru', 'pt']);
+    // the same among the candidates ru,pt,fr: renormalised, fr still gets decoded
+    expect(rescoringCandidates(probs({ pt: 0.51, ru: 0.43, fr: 0.066 }))).toEqual(['pt', 'ru', 'fr']);
+    expect(rescoringCandidates(probs({ ru: 0.75, pt: 0.2, pl: 0.045, de: 0.005 }))).toEqual(['ru', 'pt', 'pl']);
+    expect(rescoringCandidates(probs({ ru: 0.005, pt: 0.004 }))).toEqual(['ru']);
     expect(rescoringCandidates(bonjour, ['es', 'fr', 'ja'])).toEqual(['pt', 'ru', 'pl', 'fr', 'es']);
     const flat = probs(Object.fromEntries('abcdefgh'.split('').map((c) => [c, 1 / 8])));
     expect(rescoringCandidates(flat)).toHaveLength(MAX_RESCORED);
