@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { averageLinkage, clusterSpeakers, cutTree, similarityMatrix } from '../../worker/speakers/cluster';
+import { absorbTiny, averageLinkage, clusterSpeakers, cutTree, minSeparation, separation, similarityMatrix } from '../../worker/speakers/cluster';
 import { seeded } from '../../worker/seeded-random';
 
 const DIMS = 64;
@@ -145,5 +145,73 @@ describe('clusterSpeakers', () => {
     const vectors = centred(synthetic(order, counts, 0.1, 11));
     const labels = clusterSpeakers(vectors, { maxSpeakers: null });
     expect(Math.max(...labels) + 1).toBe(2);
+  });
+});
+
+describe('absorbTiny', () => {
+  it('merges everything into one speaker when no cluster holds enough points', () => {
+    const vectors = centred(synthetic([0, 1, 2, 0, 1, 2], [2, 2, 2], 0.05, 12));
+    const sim = similarityMatrix(vectors);
+    expect(absorbTiny(sim, 6, [0, 1, 2, 0, 1, 2], 0.15, 4)).toEqual([0, 0, 0, 0, 0, 0]);
+  });
+
+  it('gives a tiny cluster to the big cluster it is most similar to', () => {
+    const order = [0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2];
+    const vectors = synthetic(order, [5, 5, 1], 0.05, 13);
+    // the lone point is a noisy copy of speaker 1
+    vectors[10] = unit(vectors[6]!.map((x) => x + 0.02));
+    const sim = similarityMatrix(vectors);
+    expect(absorbTiny(sim, 11, order, 0.15, 4)).toEqual([0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]);
+  });
+});
+
+describe('separation', () => {
+  it('is larger for two real speakers than for a split of one speaker, and grows with the amount of speech', () => {
+    const two = (n: number): number => {
+      const counts = [n, n];
+      const order = turnOrder(counts, 30 + n);
+      const vectors = centred(synthetic(order, counts, 0.25, 40 + n));
+      return separation(similarityMatrix(vectors), 2 * n, truthLabels(order, counts), 0, 1);
+    };
+    const oneSplit = (n: number): number => {
+      const vectors = centred(synthetic(new Array(2 * n).fill(0), [2 * n], 0.25, 50 + n));
+      const sim = similarityMatrix(vectors);
+      return minSeparation(sim, 2 * n, cutTree(averageLinkage(sim, 2 * n), 2 * n, 2));
+    };
+    for (const n of [8, 20, 40]) expect(two(n)).toBeGreaterThan(oneSplit(n));
+    expect(two(40)).toBeGreaterThan(two(8));
+  });
+
+  it('is 0 when a cluster is empty, and symmetric in the two clusters', () => {
+    const vectors = centred(synthetic([0, 1, 0, 1, 0, 1], [3, 3], 0.1, 14));
+    const sim = similarityMatrix(vectors);
+    const labels = [0, 1, 0, 1, 0, 1];
+    expect(separation(sim, 6, labels, 0, 2)).toBe(0);
+    expect(separation(sim, 6, labels, 0, 1)).toBeCloseTo(separation(sim, 6, labels, 1, 0), 12);
+    expect(minSeparation(sim, 6, [0, 0, 0, 0, 0, 0])).toBe(Infinity);
+  });
+});
+
+describe("clusterSpeakers, method 'separation'", () => {
+  it('keeps one speaker for one voice whatever the amount of speech (recording-centred, as the diarizer does)', () => {
+    for (const n of [6, 12, 30, 60]) {
+      const vectors = centred(synthetic(new Array(n).fill(0), [n], 0.25, 60 + n));
+      expect(new Set(clusterSpeakers(vectors, { method: 'separation', maxSpeakers: null }))).toEqual(new Set([0]));
+    }
+  });
+
+  it.each([2, 3])('finds %i speakers and their partition', (k) => {
+    const counts = Array.from({ length: k }, (_, i) => 14 + 3 * i);
+    const order = turnOrder(counts, 70 + k);
+    const vectors = centred(synthetic(order, counts, 0.15, 80 + k));
+    const labels = clusterSpeakers(vectors, { method: 'separation', maxSpeakers: null });
+    expect(Math.max(...labels) + 1).toBe(k);
+    expect(samePartition(labels, truthLabels(order, counts))).toBe(true);
+  });
+
+  it('respects max_speakers', () => {
+    const counts = [12, 12, 12];
+    const vectors = centred(synthetic(turnOrder(counts, 90), counts, 0.15, 91));
+    expect(Math.max(...clusterSpeakers(vectors, { method: 'separation', maxSpeakers: 2 })) + 1).toBe(2);
   });
 });
