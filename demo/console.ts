@@ -2,7 +2,12 @@
  * A small /v1 console: a raw fetch() with the method, path, headers and body typed in (or a file as
  * the body), answered by the service worker like any HTTP client would see it.
  */
+import { statusTitle } from '../src/api/problem';
 import { describeError, localApi } from './local-api';
+
+/** The reason phrase, which a service worker's Response leaves empty unless it sets one. */
+const reason = (status: number, statusText: string) =>
+  statusText || ({ 200: 'OK', 201: 'Created', 204: 'No Content' } as Record<number, string>)[status] || (status >= 400 ? statusTitle(status) : '');
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
@@ -66,6 +71,7 @@ export function bindConsole(): void {
     send.disabled = true;
     status.className = 'con-status';
     status.textContent = 'Sending…';
+    delete status.dataset.status;
     out.textContent = '';
     const started = performance.now();
     try {
@@ -79,7 +85,7 @@ export function bindConsole(): void {
       const type = res.headers.get('content-type') ?? '';
       const text = await res.text();
       const ms = performance.now() - started;
-      status.textContent = `${res.status} ${res.statusText || ''} · ${ms.toFixed(0)} ms${type ? ` · ${type}` : ''}`.replace('  ', ' ');
+      status.textContent = `${res.status} ${reason(res.status, res.statusText)} · ${ms.toFixed(0)} ms${type ? ` · ${type}` : ''}`;
       status.classList.add(res.ok ? 'ok' : 'bad');
       status.dataset.status = String(res.status);
       const head = [...res.headers.entries()].map(([k, v]) => `${k}: ${v}`).join('\n');

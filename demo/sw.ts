@@ -100,6 +100,16 @@ async function cacheShell(urls: readonly string[]): Promise<number> {
   return cached;
 }
 
+/** Drops hashed assets of earlier builds (those the current build's shell list does not name). */
+async function pruneAssets(current: readonly string[]): Promise<void> {
+  const keep = new Set(current);
+  const cache = await caches.open(SHELL_CACHE);
+  const assets = `${scope.pathname}assets/`;
+  for (const request of await cache.keys()) {
+    if (new URL(request.url).pathname.startsWith(assets) && !keep.has(request.url)) await cache.delete(request);
+  }
+}
+
 /** A build's full shell list (shell.json next to index.html); none in dev. */
 async function buildShell(): Promise<string[]> {
   try {
@@ -119,7 +129,9 @@ self.addEventListener('message', (event) => {
   const port = event.ports[0];
   event.waitUntil(
     (async () => {
-      const cached = await cacheShell([...urls, ...(await buildShell())]);
+      const build = await buildShell();
+      const cached = await cacheShell([...urls, ...build]);
+      if (build.length) await pruneAssets(build);
       port?.postMessage({ cached });
     })(),
   );

@@ -167,7 +167,18 @@ test('the /v1 console sends a raw request and shows the answer', async ({ shared
   const list = JSON.parse(shown.slice(shown.indexOf('\n\n') + 2)) as { name: string; phraseCount: number }[];
   expect(list.map((m) => [m.name, m.phraseCount])).toContainEqual(['Cafe menu', 24]);
 
+  // A file as the body: the /v1 service hands the transcription to this page's engine.
+  await consolePanel.getByLabel('Example').selectOption('transcribe');
+  await expect(consolePanel.getByLabel('Path')).toHaveValue('/v1/speech-to-text/prerecorded?include_timestamps=true');
+  await consolePanel.getByLabel('…or a file as the body').setInputFiles(`${EVAL_DIR}/en/psx_cards_001.wav`);
+  await consolePanel.getByRole('button', { name: 'Send' }).click();
+  await expect(page.locator('#con-status')).toHaveAttribute('data-status', '200', { timeout: 60_000 });
+  await expect(page.locator('#con-response')).toContainText(/"text": ".*club/i);
+  await expect(page.locator('#con-response')).toContainText('"duration_ms": 1095');
+  await consolePanel.getByRole('button', { name: 'Clear file' }).click();
+
   // Without the key: the service's 401, shown as is.
+  await consolePanel.getByLabel('Example').selectOption('list-models');
   await consolePanel.getByLabel('Headers, one per line').fill('');
   await consolePanel.getByRole('button', { name: 'Send' }).click();
   await expect(page.locator('#con-status')).toHaveAttribute('data-status', '401');
