@@ -77,8 +77,14 @@ export function generateBiasSet(voices = DEFAULT_VOICES) {
   const manifestPath = join(OUT, 'manifest.json');
   const stampPath = join(OUT, '.version');
   const stamp = `${VERSION}:${voices.join(',')}`;
-  if (existsSync(manifestPath) && existsSync(stampPath) && readFileSync(stampPath, 'utf8') === stamp) {
-    return { dir: OUT, clips: JSON.parse(readFileSync(manifestPath, 'utf8')) };
+  if (existsSync(manifestPath) && existsSync(stampPath)) {
+    // a set made with more voices serves a request for fewer (concurrent runs must not regenerate it)
+    const [version, made] = readFileSync(stampPath, 'utf8').split(':');
+    const madeVoices = (made ?? '').split(',');
+    if (version === String(VERSION) && voices.every((v) => madeVoices.includes(v))) {
+      const all = JSON.parse(readFileSync(manifestPath, 'utf8'));
+      return { dir: OUT, clips: all.filter((c) => !c.source || voices.includes(c.source.voice)) };
+    }
   }
   mkdirSync(OUT, { recursive: true });
   const clips = [];
