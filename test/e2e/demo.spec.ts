@@ -248,3 +248,12 @@ test('reloads with the network off and still transcribes', async ({ shared: { pa
     await context.setOffline(false);
   }
 });
+
+test('clears the cached models', async ({ shared: { page } }) => {
+  await ensureOpen(page);
+  await expect(page.locator('#cache-info')).toContainText(/Cached: [1-9]\d* model files/);
+  await page.getByRole('button', { name: 'Clear cached models' }).click();
+  await expect(page.locator('#cache-info')).toContainText('Cleared the model cache');
+  await expect(page.locator('#cache-info')).toContainText('Cached: 0 model files (0.0 MB)');
+  expect(await page.evaluate(() => caches.has('localscribe-models-v1'))).toBe(false);
+});
