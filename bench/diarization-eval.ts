@@ -6,41 +6,116 @@
  * - ../shared/speakers/librispeech_test-other: verification EER over all pairs, whole utterances
  *   and 1.5-3 s crops; count accuracy on its packed 30 s windows (1-3 speakers each).
  * Windows are cut as the engine cuts them (transcription VAD settings, full 30 s encoder input).
- * Run: node bench/diarization.mjs [--diar-only] [--test-windows N]   (hidden states are cached in tmp/speaker-cache)
+ * - one-speaker recordings (en/, multi/, long/): how often they stay one speaker;
+ * - with --engine: the whole engine in Chromium (bench/diarization-engine.ts): the time diarize=true
+ *   adds (ratio, same page), DER of the transcript's speaker segments, the three-speaker clip's
+ *   speaker-attributed transcript.
+ * Run: node bench/diarization.mjs [--diar-only] [--no-one-speaker] [--test-windows N] [--constants FILE]
+ *      node bench/diarization.mjs --engine [--rounds N] [--threads N] [--out FILE.json]
+ * (hidden states are cached in tmp/speaker-cache)
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EVAL_DIR } from '../config/paths';
 import { decodingWindows, speechRegions, type SpeechRegion } from '../worker/segment-speech';
 import { decodeSpeakerConstants, type SpeakerConstants, type SpeakerConstantsFile } from '../worker/speakers/constants';
-import { SpeakerDiarizer, diarizationRegions, type DiarizerOptions } from '../worker/speakers/diarize';
+import { SpeakerDiarizer, diarizationRegions, evidenceRegions, type DiarizerOptions } from '../worker/speakers/diarize';
 import { embedSpan, SAMPLES_PER_POSITION, type HiddenWindow } from '../worker/speakers/embed';
 import type { SpeakerTurn } from '../worker/speakers/turns';
 import { testWindows } from '../scripts/fit-speaker-windows';
 import { loadWindows, POSITIONS, DIMS, type LabelledWindow } from '../scripts/fit-speaker-model';
 import { seeded } from '../worker/seeded-random';
+import { attributedWordAccuracy, engineDer, runEngine } from './diarization-engine';
 import { formatTable, percent } from './lib/table';
 import { diarizationError, parseRttm, type Turn } from './score/der';
 import { decodeFile, vadProbabilities, windowHidden } from './speaker-features';
 
 const SR = 16_000;
 
-interface DiarClip {
+export interface DiarClip {
   name: string;
+  /** File name inside diar/. */
+  file: string;
   audio: Float32Array;
   speakers: number;
   /** Null for the clip that has only speaker-attributed text. */
   reference: Turn[] | null;
+  /** The speaker-attributed reference text (no times), where the manifest has one. */
+  textTurns: Array<{ speaker: string; text: string }> | null;
 }
 
 export function diarClips(): DiarClip[] {
-  const manifest = JSON.parse(readFileSync(join(EVAL_DIR, 'diar/manifest.json'), 'utf8')) as Array<{ file: string; rttm: string | null; num_speakers: number }>;
+  const manifest = JSON.parse(readFileSync(join(EVAL_DIR, 'diar/manifest.json'), 'utf8')) as Array<{
+    file: string;
+    rttm: string | null;
+    num_speakers: number;
+    turns?: Array<{ speaker: string; text: string }>;
+  }>;
   return manifest.map((m) => ({
     name: m.file.replace(/\.\w+$/, ''),
+    file: m.file,
+    textTurns: m.turns ?? null,
     audio: decodeFile(join(EVAL_DIR, 'diar', m.file)),
     speakers: m.num_speakers,
     reference: m.rttm ? parseRttm(readFileSync(join(EVAL_DIR, 'diar', m.rttm), 'utf8')) : null,
   }));
+}
+
+/** A recording known to hold one speaker. */
+export interface OneSpeakerClip {
+  name: string;
+  audio: Float32Array;
+}
+
+/**
+ * One-speaker recordings: every clip of en/, multi/ and long/ whose manifest names one speaker, plus,
+ * for each en/ speaker with several clips, those clips joined with 0.6 s of silence (the longer
+ * recordings are the ones a clustering can wrongly split).
+ */
+export function singleSpeakerClips(folders: readonly string[] = ['en', 'multi', 'long']): OneSpeakerClip[] {
+  const out: OneSpeakerClip[] = [];
+  for (const folder of folders) {
+    const path = join(EVAL_DIR, folder, 'manifest.json');
+    if (!existsSync(path)) continue;
+    const manifest = JSON.parse(readFileSync(path, 'utf8')) as Array<{ file: string; speaker?: unknown }>;
+    const bySpeaker = new Map<string, Float32Array[]>();
+    for (const m of manifest) {
+      if (typeof m.speaker !== 'string' || /multiple/i.test(m.speaker)) continue;
+      const audio = decodeFile(join(EVAL_DIR, folder, m.file));
+      out.push({ name: `${folder}/${m.file}`, audio });
+      bySpeaker.set(m.speaker, [...(bySpeaker.get(m.speaker) ?? []), audio]);
+    }
+    if (folder !== 'en') continue;
+    for (const [speaker, parts] of bySpeaker) {
+      if (parts.length < 2) continue;
+      const gap = Math.round(0.6 * SR);
+      const joined = new Float32Array(parts.reduce((n, p) => n + p.length + gap, 0));
+      let at = 0;
+      for (const p of parts) {
+        joined.set(p, at);
+        at += p.length + gap;
+      }
+      out.push({ name: `${folder}/${speaker} (${parts.length} clips joined)`, audio: joined });
+    }
+  }
+  return out;
+}
+
+export interface OneSpeakerRow {
+  clip: string;
+  seconds: number;
+  found: number;
+}
+
+/** Speaker count with no max_speakers on one-speaker recordings (own VAD regions, engine windows). */
+export async function evalOneSpeaker(c: SpeakerConstants, clips: readonly OneSpeakerClip[], options: Partial<DiarizerOptions> = {}): Promise<OneSpeakerRow[]> {
+  const rows: OneSpeakerRow[] = [];
+  for (const clip of clips) {
+    const probs = await vadProbabilities(clip.audio);
+    const turns = await diarizeClip(c, clip.audio, diarizationRegions(probs, clip.audio.length), null, options, evidenceRegions(probs, clip.audio.length));
+    rows.push({ clip: clip.name, seconds: clip.audio.length / SR, found: Math.max(1, speakerCount(turns)) });
+  }
+  return rows;
 }
 
 /** Speech of the reference (union of turns), as sample regions. */
@@ -62,16 +137,30 @@ export async function diarizeClip(
   regions: readonly SpeechRegion[],
   maxSpeakers: number | null,
   options: Partial<DiarizerOptions> = {},
+  evidence: readonly SpeechRegion[] = regions,
 ): Promise<SpeakerTurn[]> {
   const probs = await vadProbabilities(audio);
   const windows = decodingWindows(speechRegions(probs, { totalSamples: audio.length }), probs, audio.length);
-  const diarizer = new SpeakerDiarizer(c, regions, options);
+  let started = performance.now();
+  const diarizer = new SpeakerDiarizer(c, regions, options, evidence);
+  let work = performance.now() - started;
   for (const w of windows) {
     const hidden = await windowHidden(audio.subarray(w.startSample, w.endSample));
+    started = performance.now();
     diarizer.addWindow(hidden, POSITIONS, w.startSample);
+    work += performance.now() - started;
   }
-  return diarizer.finish(maxSpeakers);
+  started = performance.now();
+  const turns = diarizer.finish(maxSpeakers);
+  lastDiarizerMs = work + performance.now() - started;
+  return turns;
 }
+
+/**
+ * CPU time of the last diarizeClip's own work (embeddings, clustering, turns), without the hidden
+ * states, which whisper-base's transcription encoder gives as an extra output.
+ */
+export let lastDiarizerMs = 0;
 
 const asTurns = (turns: readonly SpeakerTurn[]): Turn[] => turns.map((t) => ({ speaker: String(t.speaker), start: t.startMs / 1000, end: t.endMs / 1000 }));
 const speakerCount = (turns: readonly SpeakerTurn[]): number => new Set(turns.map((t) => t.speaker)).size;
@@ -87,6 +176,8 @@ export interface DiarRow {
   conf: number | null;
   found: number;
   truth: number;
+  /** The diarizer's own work (lastDiarizerMs). */
+  ms: number;
 }
 
 export async function evalDiar(c: SpeakerConstants, clips: readonly DiarClip[], options: Partial<DiarizerOptions> = {}, vadOptions = {}): Promise<DiarRow[]> {
@@ -94,11 +185,12 @@ export async function evalDiar(c: SpeakerConstants, clips: readonly DiarClip[], 
   for (const clip of clips) {
     const probs = await vadProbabilities(clip.audio);
     const vad = diarizationRegions(probs, clip.audio.length, vadOptions);
-    const modes: Array<['vad' | 'oracle', SpeechRegion[]]> = [['vad', vad]];
-    if (clip.reference) modes.push(['oracle', oracleRegions(clip.reference)]);
-    for (const [mode, regions] of modes) {
+    const evidence = evidenceRegions(probs, clip.audio.length, vadOptions);
+    const modes: Array<['vad' | 'oracle', SpeechRegion[], SpeechRegion[]]> = [['vad', vad, evidence]];
+    if (clip.reference) modes.push(['oracle', oracleRegions(clip.reference), oracleRegions(clip.reference)]);
+    for (const [mode, regions, pooled] of modes) {
       for (const bound of [null, clip.speakers]) {
-        const turns = await diarizeClip(c, clip.audio, regions, bound, options);
+        const turns = await diarizeClip(c, clip.audio, regions, bound, options, pooled);
         const to = clip.audio.length / SR;
         const r25 = clip.reference ? diarizationError(clip.reference, asTurns(turns), { collar: 0.25, from: 0, to }) : null;
         const r0 = clip.reference ? diarizationError(clip.reference, asTurns(turns), { collar: 0, from: 0, to }) : null;
@@ -113,6 +205,7 @@ export async function evalDiar(c: SpeakerConstants, clips: readonly DiarClip[], 
           conf: r25 ? r25.confusion / r25.reference : null,
           found: speakerCount(turns),
           truth: clip.speakers,
+          ms: lastDiarizerMs,
         });
       }
     }
@@ -199,21 +292,66 @@ export function packedCountAccuracy(c: SpeakerConstants, windows: readonly Label
   return { acc: right / windows.length, n: windows.length, confusion };
 }
 
-export function loadShippedConstants(): SpeakerConstants {
-  const file = JSON.parse(readFileSync(join(import.meta.dirname, '../worker/speakers/speaker-constants.json'), 'utf8')) as SpeakerConstantsFile;
+/** The shipped constants, or another fitted file (`--constants FILE`, e.g. from scripts/fit-speaker-constants.mjs --out). */
+export function loadShippedConstants(path = join(import.meta.dirname, '../worker/speakers/speaker-constants.json')): SpeakerConstants {
+  const file = JSON.parse(readFileSync(path, 'utf8')) as SpeakerConstantsFile;
   return decodeSpeakerConstants(file);
 }
 
 export function diarTable(rows: readonly DiarRow[]): string {
   const n = (x: number | null): string => (x === null ? '-' : percent(x));
   return formatTable(
-    ['clip', 'regions', 'max_speakers', 'DER c0.25', 'DER c0', 'miss', 'FA', 'conf', 'speakers'],
-    rows.map((r) => [r.clip, r.regions, r.bound === null ? 'auto' : String(r.bound), n(r.der25), n(r.der0), n(r.missed), n(r.fa), n(r.conf), `${r.found}/${r.truth}`]),
+    ['clip', 'regions', 'max_speakers', 'DER c0.25', 'DER c0', 'miss', 'FA', 'conf', 'speakers', 'diarizer ms'],
+    rows.map((r) => [r.clip, r.regions, r.bound === null ? 'auto' : String(r.bound), n(r.der25), n(r.der0), n(r.missed), n(r.fa), n(r.conf), `${r.found}/${r.truth}`, r.ms.toFixed(0)]),
   );
 }
 
+function optionValue(args: readonly string[], name: string): string | null {
+  const i = args.indexOf(name);
+  return i >= 0 && i + 1 < args.length ? args[i + 1]! : null;
+}
+
+/** `--engine`: the whole engine in Chromium (time cost, pipeline DER, attributed transcript), written to bench/results/. */
+async function mainEngine(args: string[]): Promise<void> {
+  const clips = diarClips();
+  const rounds = Number(optionValue(args, '--rounds') ?? 1);
+  const threads = optionValue(args, '--threads');
+  const report = await runEngine(clips, { rounds, threads: threads === null ? null : Number(threads), log: (line) => console.log(`  ${line}`) });
+  const n = (x: number | null | undefined): string => (x === null || x === undefined ? '-' : percent(x));
+  const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
+  const rows = report.clips.map((r, i) => {
+    const clip = clips[i]!;
+    const der = engineDer(clip, r);
+    const found = new Set(r.segments.map((s) => s.speaker_id)).size;
+    return [clip.name, (sum(r.plainMs) / r.plainMs.length / 1000).toFixed(2), (sum(r.diarMs) / r.diarMs.length / 1000).toFixed(2), (sum(r.diarMs) / sum(r.plainMs)).toFixed(3), n(der?.der25), n(der?.der0), n(der?.missed), n(der?.fa), n(der?.conf), `${found}/${clip.speakers}`];
+  });
+  console.log(`\n${report.model}, threads ${report.threads ?? 'library default'}, ${report.rounds} round(s) of A B B A per clip; speaker segments of the diarized transcript scored`);
+  console.log(formatTable(['clip', 'plain s', 'diarize s', 'ratio', 'DER c0.25', 'DER c0', 'miss', 'FA', 'conf', 'speakers'], rows));
+  console.log(`diarize=true costs ${percent(report.ratio - 1)} on top of transcription (summed wall time ratio ${report.ratio.toFixed(3)})`);
+  const lines: string[] = [];
+  for (const [i, r] of report.clips.entries()) {
+    const clip = clips[i]!;
+    if (!clip.textTurns) continue;
+    const hyp = r.segments.map((s) => ({ speaker: String(s.speaker_id), text: s.text }));
+    const acc = attributedWordAccuracy(clip.textTurns, hyp);
+    lines.push(`${clip.name} (${clip.speakers} speakers), speaker-attributed transcript:`);
+    for (const s of r.segments) lines.push(`  [${(s.start_ms / 1000).toFixed(2)}-${((s.start_ms + s.duration_ms) / 1000).toFixed(2)} s] speaker ${s.speaker_id}: ${s.text}`);
+    lines.push('  reference:');
+    for (const t of clip.textTurns) lines.push(`  ${t.speaker}: ${t.text}`);
+    lines.push(`  words right with the right speaker: ${acc.matched}/${acc.words} (${percent(acc.accuracy)})`);
+  }
+  console.log(`\n${lines.join('\n')}`);
+  const out = optionValue(args, '--out');
+  if (out) {
+    writeFileSync(out, `${JSON.stringify(report, null, 1)}\n`);
+    console.log(`wrote ${out}`);
+  }
+}
+
 export async function main(args: string[] = []): Promise<void> {
-  const c = loadShippedConstants();
+  if (args.includes('--engine')) return mainEngine(args);
+  const constantsPath = optionValue(args, '--constants');
+  const c = constantsPath ? loadShippedConstants(constantsPath) : loadShippedConstants();
   const rows = await evalDiar(c, diarClips());
   console.log(diarTable(rows));
   console.log();
@@ -225,6 +363,16 @@ export async function main(args: string[] = []): Promise<void> {
     }
   }
   console.log(formatTable(['regions', 'max_speakers', 'mean DER c0.25', 'mean DER c0', 'count right'], lines));
+  const vadAuto = rows.filter((r) => r.regions === 'vad' && r.bound === null && r.der25 !== null);
+  const share = (key: 'missed' | 'fa' | 'conf'): string => percent(vadAuto.reduce((a, r) => a + r[key]!, 0) / Math.max(1, vadAuto.length));
+  console.log(`own VAD, auto count, mean over ${vadAuto.length} RTTM clips: missed ${share('missed')}, false alarm ${share('fa')}, confusion ${share('conf')}`);
+  if (!args.includes('--no-one-speaker')) {
+    const one = await evalOneSpeaker(c, singleSpeakerClips());
+    const wrong = one.filter((r) => r.found !== 1);
+    console.log();
+    console.log(`one-speaker recordings (en/, multi/, long/ clips naming one speaker, and each en/ speaker's clips joined), no max_speakers: ` +
+      `one speaker found on ${one.length - wrong.length} of ${one.length}${wrong.length ? `; split: ${wrong.map((r) => `${r.clip} (${r.seconds.toFixed(0)} s) -> ${r.found}`).join(', ')}` : ''}`);
+  }
   if (args.includes('--diar-only')) return;
   const limit = args.indexOf('--test-windows');
   const test = await loadWindows(testWindows(limit >= 0 ? Number(args[limit + 1]) : Infinity));
