@@ -23,15 +23,17 @@ export interface BiasPlan {
 
 /**
  * The mapping from bias_strength to decoding, picked from bench/bias-set/README.md. 0 is off (greedy,
- * no prompt: the same output as no biasing). Above 0 the phrases prompt the decoder and a beam
- * follows boosted phrase tokens, giving the boost back when a match is abandoned.
+ * no prompt: the same output as no biasing). Above 0 a beam follows tokens that extend a phrase with a
+ * boost of boostStrength × TOKEN_BOOST each, and gives the boost back when the match is abandoned, so
+ * ordinary words survive. Above the default the phrase list also prompts the decoder: more terms are
+ * recovered, but the prompt (a comma list of names) changes words and casing of unrelated speech.
  */
 export function biasPlan(strength: number): BiasPlan {
   if (!(strength > 0)) return { prompt: false, boostStrength: 0, beam: 1 };
   // above the default the boost grows at under half the rate: at processor strength 1 (4.5 per token)
   // completed made-up phrases outscore what was said (bench/bias-set/README.md)
   const boostStrength = strength <= DEFAULT_STRENGTH ? strength : DEFAULT_STRENGTH + ((strength - DEFAULT_STRENGTH) * 5) / 11;
-  return { prompt: true, boostStrength, beam: BIAS_BEAM_SIZE };
+  return { prompt: strength > DEFAULT_STRENGTH, boostStrength, beam: BIAS_BEAM_SIZE };
 }
 
 /** How a request steers decoding: vocabulary biasing, verbatim fillers, and patterns applied to the text. */
