@@ -1,7 +1,7 @@
 /**
  * Pattern recovery on the code clips of the bias set with the real model in Node: exact-match rate of
  * the codes in the plain transcript and after applyPatterns, decoded without and with the pattern
- * prompt (worker/biasing/pattern-prompt.ts). Env: VOICES=slt,kal (subset), MODEL, LOG=file.
+ * prompt (worker/biasing/pattern-prompt.ts). Env: VOICES=slt,kal (subset), MODEL, PATTERN_PROMPT=0 (skip it), LOG=file.
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,7 +22,7 @@ it('pattern recovery: exact codes', async () => {
   const voices = process.env.VOICES?.split(',');
   const codes = clips.filter((c) => c.kind === 'code' && (!voices || voices.includes(c.speaker.slice(6))));
   const model = await loadNodeWhisper(process.env.MODEL ?? 'whisper-tiny');
-  const modes = ['no prompt', 'pattern prompt'] as const;
+  const modes = process.env.PATTERN_PROMPT === '0' ? (['no prompt'] as const) : (['no prompt', 'pattern prompt'] as const);
   const counts = modes.map(() => ({ plainHits: 0, hits: 0 }));
   let total = 0;
   for (const clip of codes) {
