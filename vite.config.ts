@@ -23,10 +23,11 @@ function demoServiceWorker(): Plugin {
       });
     },
     generateBundle(_options, bundle) {
-      // onnxruntime's .wasm files are loaded from /ort/ (public/), not the hashed copies in assets/.
-      const files = Object.keys(bundle).filter((f) => !f.endsWith('.wasm') && !f.endsWith('.map'));
-      const shell = ['./', ...files, 'ort/ort-wasm-simd-threaded.wasm', 'ort/ort-wasm-simd-threaded.asyncify.wasm'];
-      this.emitFile({ type: 'asset', fileName: 'shell.json', source: `${JSON.stringify(shell, null, 1)}\n` });
+      // current: everything this build emitted (onnxruntime's .wasm included: the engine loads it from
+      // assets/). precache: all but the WebGPU runtime (27 MB), cached when someone first uses WebGPU.
+      const current = ['./', ...Object.keys(bundle).filter((f) => !f.endsWith('.map'))];
+      const precache = current.filter((f) => !/webgpu|asyncify/.test(f));
+      this.emitFile({ type: 'asset', fileName: 'shell.json', source: `${JSON.stringify({ precache, current }, null, 1)}\n` });
     },
     async closeBundle() {
       if (!outDir) return;

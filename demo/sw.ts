@@ -110,15 +110,17 @@ async function pruneAssets(current: readonly string[]): Promise<void> {
   }
 }
 
-/** A build's full shell list (shell.json next to index.html); none in dev. */
-async function buildShell(): Promise<string[]> {
+/** A build's shell list (shell.json next to index.html, written by vite.config.ts); null in dev. */
+async function buildShell(): Promise<{ precache: string[]; current: string[] } | null> {
+  const urls = (list: unknown) =>
+    Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string').map((p) => new URL(p, scope).href) : [];
   try {
     const res = await fetch(new URL('shell.json', scope), { cache: 'no-cache' });
-    if (!res.ok || !(res.headers.get('content-type') ?? '').includes('json')) return [];
-    const list = (await res.json()) as unknown;
-    return Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string').map((p) => new URL(p, scope).href) : [];
+    if (!res.ok || !(res.headers.get('content-type') ?? '').includes('json')) return null;
+    const body = (await res.json()) as { precache?: unknown; current?: unknown };
+    return { precache: urls(body.precache), current: urls(body.current) };
   } catch {
-    return [];
+    return null;
   }
 }
 
@@ -130,8 +132,8 @@ self.addEventListener('message', (event) => {
   event.waitUntil(
     (async () => {
       const build = await buildShell();
-      const cached = await cacheShell([...urls, ...build]);
-      if (build.length) await pruneAssets(build);
+      const cached = await cacheShell([...urls, ...(build?.precache ?? [])]);
+      if (build) await pruneAssets(build.current);
       port?.postMessage({ cached });
     })(),
   );
