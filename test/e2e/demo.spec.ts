@@ -12,7 +12,8 @@ import { EVAL_DIR } from '../../config/paths';
 
 const SHOTS = 'test-results/screenshots';
 const JFK = `${EVAL_DIR}/en/jfk.flac`;
-const TWO_SPEAKERS = `${EVAL_DIR}/diar/pyannote_sample.wav`;
+/** A two-speaker clip, fetched by the page from the dev server's read-only view of EVAL_DIR (config/vite-plugins.ts). */
+const TWO_SPEAKERS_URL = '/__eval/diar/pyannote_sample.wav';
 
 const test = base.extend<object, { shared: { context: BrowserContext; page: Page } }>({
   shared: [
@@ -207,7 +208,17 @@ test('records from the microphone and transcribes the recording', async ({ share
 
 test('diarizes a two-speaker clip: turns in distinct colours', async ({ shared: { page } }) => {
   await ensureOpen(page);
-  await page.locator('#file').setInputFiles(TWO_SPEAKERS);
+  // Dropped onto the drop zone, as from a file manager.
+  const dataTransfer = await page.evaluateHandle(async (url) => {
+    const bytes = await (await fetch(url)).blob();
+    const dt = new DataTransfer();
+    dt.items.add(new File([bytes], 'pyannote_sample.wav', { type: 'audio/wav' }));
+    return dt;
+  }, TWO_SPEAKERS_URL);
+  await page.locator('#drop').dispatchEvent('dragover', { dataTransfer });
+  await expect(page.locator('#drop')).toHaveClass(/over/);
+  await page.locator('#drop').dispatchEvent('drop', { dataTransfer });
+  await expect(page.locator('#audio-name')).toContainText('pyannote_sample.wav · 938 KB');
   await page.getByLabel('speakers', { exact: true }).check();
   await page.getByLabel('at most', { exact: true }).selectOption('2');
   await page.getByLabel('words', { exact: true }).uncheck();
