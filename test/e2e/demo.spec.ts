@@ -53,7 +53,7 @@ async function transcribe(page: Page, timeout = 90_000): Promise<void> {
   await expect(page.locator('#error')).toBeHidden();
 }
 
-test('transcribes a dropped-in clip with words and confidence, plays from a word, exports SRT', async ({ shared: { page } }) => {
+test('transcribes a chosen clip with words and confidence, plays from a word, exports SRT', async ({ shared: { page } }) => {
   await open(page);
   await page.getByLabel('timestamps', { exact: true }).check();
   await page.getByLabel('words', { exact: true }).check();
