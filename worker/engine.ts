@@ -234,9 +234,12 @@ export class Engine {
     if (window.regions.length === 1 && !isShort(window.regions[0]!)) return [{ window, language: null }];
     const detections: { samples: Float32Array; probs: Map<string, number>; encoded: EncodedWindow | null; confident: boolean }[] = [];
     let kept: EncodedWindow | null = null;
-    // a short window of one utterance: its decoding reuses the full-window encoding made here
+    // a short window of one utterance decoded on full windows anyway (encoderWindow 'full') reuses the
+    // encoding made here; with 'fit' it is decoded on its fit encoding, as it would be with its language
+    // given (measured: decoding short clips on the full window instead changed whisper-base's en/ WER)
     const only = window.regions.length === 1 ? window.regions[0]! : null;
-    const reusable = only !== null && isShort(only) && only.startSample === window.startSample && only.endSample === window.endSample;
+    const reusable =
+      this.encoderWindow === 'full' && only !== null && isShort(only) && only.startSample === window.startSample && only.endSample === window.endSample;
     try {
       for (const region of window.regions) {
         checkpoint();

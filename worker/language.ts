@@ -7,7 +7,8 @@ export interface LanguagePlan {
   language: string | null;
   /**
    * The full 30 s encoding of the window made to identify its language (a short window of one
-   * utterance), for its decoding to reuse; whoever takes the plan disposes it.
+   * utterance, when windows are decoded on full encodings), for its decoding to reuse; whoever takes
+   * the plan disposes it.
    */
   encoded?: EncodedWindow;
 }
