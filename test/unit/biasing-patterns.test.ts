@@ -79,3 +79,13 @@ describe('pattern examples for the decoder prompt', () => {
     expect(patternExample(compilePattern('[A-Z0-9]{6}').ast)).toMatch(/[A-Z]/);
   });
 });
+
+describe('hyphenated words mixing written and spoken parts', () => {
+  it('reads "XR-Triple 7" and "B-seven double five Q" as codes, and leaves ordinary hyphenated words alone', () => {
+    expect(applyPatterns('The part number is XR-Triple 7.', P('XR[0-9]{3}'))).toBe('The part number is XR777.');
+    expect(applyPatterns('Your code is B-seven double five Q.', P('[A-Z][0-9]{3}[A-Z]'))).toBe('Your code is B755Q.');
+    expect(applyPatterns('twenty-one', P('[0-9]{2}'))).toBe('21');
+    expect(applyPatterns('A well-known X-ray of part XR-Triple.', P('XR[0-9]{3}'))).toBe('A well-known X-ray of part XR-Triple.');
+    expect(applyPatterns('Please look at TK-8312 today.', P('TK-[0-9]{4}'))).toBe('Please look at TK-8312 today.');
+  });
+});

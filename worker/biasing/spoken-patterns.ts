@@ -34,7 +34,9 @@ type WordReading =
   | { kind: 'symbols'; symbols: Symbol[] }
   | { kind: 'tens'; digit: string }
   | { kind: 'repeat'; times: number }
-  | { kind: 'separator' };
+  | { kind: 'separator' }
+  /** A hyphenated word mixing spoken and written parts ("XR-Triple", "B-seven"), read part by part. */
+  | { kind: 'parts'; parts: WordReading[] };
 
 /** The word without surrounding punctuation; inner '-' and '.' are kept (A.M.Z., 4-7-1, X-ray). */
 function core(word: string): string {
@@ -53,6 +55,12 @@ function readWord(word: string): WordReading | null {
   if (key in LETTER_NAMES) return { kind: 'symbols', symbols: [[LETTER_NAMES[key]!]] };
   if (key in REPEATS) return { kind: 'repeat', times: REPEATS[key]! };
   if (SEPARATOR_WORDS.has(key)) return { kind: 'separator' };
+  if (/^[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+$/u.test(w)) {
+    const parts = w.split('-').map(readWord);
+    const spoken = parts.some((r) => r && r.kind !== 'symbols');
+    const wordy = w.split('-').some((part) => part.length > 1 && /^[a-z]/i.test(part) && !/^[A-Z0-9]+$/.test(part));
+    if ((spoken || wordy) && parts.every((r) => r !== null)) return { kind: 'parts', parts: parts as WordReading[] };
+  }
   // A single letter in any case, or written code characters: capitals and digits ("AMZ", "471",
   // "KL51", "4-7-1"), letters one by one ("a.m.z"), or any case where digits show a code ("b-75Q").
   if (!/^[A-Za-z0-9]+(?:[-.][A-Za-z0-9]+)*$/.test(w)) return null;
@@ -67,7 +75,8 @@ function readWord(word: string): WordReading | null {
  * The symbols spoken by a run of words, or null when the run is not a code reading: every word must
  * read as code material, "double"/"triple" must precede a single symbol, separators sit inside.
  */
-function spokenSymbols(readings: readonly (WordReading | null)[]): Symbol[] | null {
+function spokenSymbols(words: readonly (WordReading | null)[]): Symbol[] | null {
+  const readings = words.flatMap((r) => (r?.kind === 'parts' ? r.parts : [r]));
   const out: Symbol[] = [];
   for (let i = 0; i < readings.length; i++) {
     const r = readings[i];
@@ -95,6 +104,7 @@ function spokenSymbols(readings: readonly (WordReading | null)[]): Symbol[] | nu
       }
       continue;
     }
+    if (r.kind === 'parts') return null; // flattened above: parts never nest
     out.push(...r.symbols);
   }
   return out.length > 0 ? out : null;
