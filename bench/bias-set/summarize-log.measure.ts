@@ -1,7 +1,8 @@
 /**
  * Summarises the per-clip log of phrases.measure.ts (LOG=file), also of a run cut short: term recall,
  * WER on the phrase clips, WER and false insertions on unrelated clips, per condition, over the clips
- * the log holds. Env: IN=log1,log2 (logs of one model; their clips are pooled).
+ * the log holds. Env: IN=log1,log2 (logs of one model; their clips are pooled), CONDS=off,S0.45,S1 (only
+ * these conditions, over the clips that have all of them: a matched comparison).
  * `IN=tmp/x.log npx vitest run -c bench/bias-set/vitest.config.ts bench/bias-set/summarize-log.measure.ts`
  */
 import { readFileSync } from 'node:fs';
@@ -25,22 +26,32 @@ it('summarise phrases.measure logs', () => {
   const phrases = [...setPhrases, ...madeUpPhrases(250 - setPhrases.length)];
   const scorer = createScorer(JSON.parse(readFileSync('public/models/whisper-tiny/normalizer.json', 'utf8')));
   const stats = new Map<string, { hits: number; terms: number; wer: ClipErrors[]; unrelatedWer: ClipErrors[]; insertions: number; seconds: number; clips: number }>();
+  const outputs = new Map<string, Map<string, string>>();
   for (const path of (process.env.IN ?? '').split(',').filter(Boolean)) {
-    let clip: ReturnType<typeof byFile.get> = undefined;
+    let file = '';
     for (const line of readFileSync(path, 'utf8').split('\n')) {
       const entry = /^ {2}([^:]+): (.*)$/.exec(line);
       if (!entry) {
-        clip = byFile.get(line.trim());
+        file = line.trim();
         continue;
       }
-      if (!clip) continue;
-      const [, cond, text] = entry as unknown as [string, string, string];
+      if (!byFile.has(file)) continue;
+      if (!outputs.has(file)) outputs.set(file, new Map());
+      outputs.get(file)!.set(entry[1]!, entry[2]!);
+    }
+  }
+  const only = process.env.CONDS?.split(',');
+  for (const [file, texts] of outputs) {
+    const clip = byFile.get(file)!;
+    if (only && !only.every((c) => texts.has(c))) continue;
+    for (const [cond, text] of texts) {
+      if (only && !only.includes(cond)) continue;
       let st = stats.get(cond);
       if (!st) stats.set(cond, (st = { hits: 0, terms: 0, wer: [], unrelatedWer: [], insertions: 0, seconds: 0, clips: 0 }));
       st.clips++;
       if (clip.kind === 'unrelated') {
         st.seconds += clip.seconds;
-        st.insertions += phrases.reduce((n, p) => n + occurrences(text, p) - occurrences(clip!.text ?? '', p), 0);
+        st.insertions += phrases.reduce((n, p) => n + occurrences(text, p) - occurrences(clip.text ?? '', p), 0);
         st.unrelatedWer.push(scorer.score(clip.text!, text, 'en'));
       } else {
         for (const term of clip.must) {
