@@ -11,6 +11,8 @@ export interface EngineConfig {
   modelBaseUrl: string;
   /** Absolute URL of the folder holding onnxruntime-web's .wasm files; '' for the ones bundled beside it. */
   wasmBaseUrl: string;
+  /** Keep verified model files in Cache Storage (worker/model-files.ts). */
+  cacheModels: boolean;
   model: ModelName;
   backend: BackendChoice;
   /** WASM threads; defaults to min(4, hardwareConcurrency) when cross-origin isolated, else 1. */

@@ -7,7 +7,6 @@ import { decodeAudio } from './audio/index';
 import type { BackendChoice, EncoderWindow, EngineConfig, EngineRequest, ModelName, ProgressEvent } from './engine-types';
 import { getPhrasesForBiasing } from './store/custom-models';
 import type { Engine, LoadedInfo } from '../worker/engine';
-import { NO_CACHE_FRAGMENT } from '../worker/model-files';
 
 export interface TranscriberConfig {
   /** Default 'whisper-base': see README "Choosing a model" for the measurements behind it. */
@@ -69,8 +68,8 @@ export class Transcriber {
     const here = typeof location !== 'undefined' ? location.href : 'http://localhost/';
     this.config = {
       model: options.model ?? DEFAULT_MODEL,
-      // The engine hands modelBaseUrl to worker/model-files.ts, which reads the cache choice from its fragment.
-      modelBaseUrl: new URL(options.modelBaseUrl ?? '/models/', here).href.split('#')[0] + (options.cache === false ? NO_CACHE_FRAGMENT : ''),
+      modelBaseUrl: new URL(options.modelBaseUrl ?? '/models/', here).href,
+      cacheModels: options.cache !== false,
       wasmBaseUrl: options.wasmBaseUrl ? new URL(options.wasmBaseUrl, here).href : '',
       backend: options.backend ?? 'auto',
       encoderWindow: resolveEncoderWindow(options.encoderWindow ?? 'auto', options.model ?? DEFAULT_MODEL),

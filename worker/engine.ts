@@ -116,7 +116,7 @@ export class Engine {
   }
 
   private async doLoad(config: EngineConfig, onProgress?: (e: ProgressEvent) => void): Promise<Loaded> {
-    const files = await ModelFiles.open(config.modelBaseUrl);
+    const files = await ModelFiles.open(config.modelBaseUrl, { cache: config.cacheModels });
     const dir = config.model;
     const paths = {
       encoder: `${dir}/onnx/encoder_model_quantized.onnx`,

@@ -17,14 +17,8 @@ export type LoadProgress = (file: string, loaded: number, total: number) => void
 /** The Cache Storage cache holding verified model files (and the manifests they were listed in). */
 export const MODEL_CACHE = 'localscribe-models-v1';
 
-/**
- * Set on modelBaseUrl (as its fragment) by the main thread when the transcriber was created with
- * `cache: false`; the fragment is dropped whenever a file URL is resolved against the base.
- */
-export const NO_CACHE_FRAGMENT = '#localscribe-cache=off';
-
 export interface ModelFilesOptions {
-  /** Keep verified files in Cache Storage and reuse them (default true unless the base URL says otherwise). */
+  /** Keep verified files in Cache Storage and reuse them (default true). */
   cache?: boolean;
 }
 
@@ -46,10 +40,8 @@ export class ModelFiles {
   ) {}
 
   static async open(baseUrl: string, options: ModelFilesOptions = {}): Promise<ModelFiles> {
-    const wantCache = options.cache ?? !baseUrl.endsWith(NO_CACHE_FRAGMENT);
-    const withoutFragment = baseUrl.split('#')[0]!;
-    const base = withoutFragment.endsWith('/') ? withoutFragment : `${withoutFragment}/`;
-    const cache = wantCache ? await openCache() : null;
+    const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
+    const cache = options.cache === false ? null : await openCache();
     const url = new URL('manifest.json', base).href;
     let res: Response | undefined;
     let failure: string;
