@@ -103,9 +103,18 @@ export async function runEngine(clips: readonly DiarClip[], options: { rounds: n
     await session.load({ model, threads: options.threads }, 300_000);
     const job = (clip: DiarClip, params: string) => ({ url: `/__eval/diar/${clip.file}`, params, input: 'pcm' as const, audio_ms: clip.audio.length / 16 });
     const timeout = (clip: DiarClip): number => 120_000 + 8 * (clip.audio.length / 16);
-    // untimed warm-up: both paths once (the first diarized request loads the speaker constants)
-    for (const params of [PLAIN, DIARIZED]) await session.transcribe(job(clips[0]!, params), timeout(clips[0]!));
     for (const clip of clips) results.push({ clip: clip.name, audioMs: clip.audio.length / 16, plainMs: [], diarMs: [], segments: [], text: '' });
+    // --rounds 0: no timing, one diarized transcription per clip (DER and the attributed transcript only)
+    if (options.rounds === 0) {
+      for (const [i, clip] of clips.entries()) {
+        const out = await session.transcribe(job(clip, DIARIZED), timeout(clip));
+        results[i]!.segments = (out.transcript as TranscriptBody & { segments?: EngineSegment[] }).segments ?? [];
+        results[i]!.text = out.transcript.text;
+        options.log(`${clip.name}: ${results[i]!.segments.length} segments`);
+      }
+    }
+    // untimed warm-up: both paths once (the first diarized request loads the speaker constants)
+    if (options.rounds > 0) for (const params of [PLAIN, DIARIZED]) await session.transcribe(job(clips[0]!, params), timeout(clips[0]!));
     for (let round = 0; round < options.rounds; round++) {
       for (const [i, clip] of clips.entries()) {
         const order = (round + i) % 2 === 0 ? [PLAIN, DIARIZED, DIARIZED, PLAIN] : [DIARIZED, PLAIN, PLAIN, DIARIZED];

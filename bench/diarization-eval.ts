@@ -12,6 +12,7 @@
  *   speaker-attributed transcript.
  * Run: node bench/diarization.mjs [--diar-only] [--no-one-speaker] [--test-windows N] [--constants FILE]
  *      node bench/diarization.mjs --engine [--rounds N] [--threads N] [--out FILE.json]
+ *      (--rounds 0: no timing, one diarized transcription per clip, for the DER alone)
  * (hidden states are cached in tmp/speaker-cache)
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';

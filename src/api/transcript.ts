@@ -20,7 +20,10 @@
  * - The top-level language is the one with the most speech time (sum of segment durations); a tie
  *   goes to the language heard first. With no speech at all it is the first requested candidate, else 'en'.
  * - Diarized segments are speaker turns: consecutive engine segments of the same speaker are merged,
- *   except where the detected language changes, so every segment has one true language.
+ *   except where the detected language changes, so every segment has one true language, and except
+ *   across a pause: a gap of more than MAX_MERGE_GAP_MS between one segment's end and the next one's
+ *   start keeps them apart, so a segment's span never covers long silence (the engine times diarized
+ *   segments by the diarizer's speaker turns, worker/speakers/assign.ts; a gap between them is a pause).
  *   speaker_id is renumbered 0, 1, 2... in order of first appearance.
  * - Texts are trimmed; segment texts are joined with single spaces; segments and words whose
  *   text is empty after trimming are dropped.
@@ -60,6 +63,11 @@ type Flags = Pick<
 
 const FALLBACK_LANGUAGE = 'en';
 const MIN_CONFIDENCE = 0.0001;
+/**
+ * Longest pause a merged diarized segment may span. The diarizer's turns are padded by 400 ms on each
+ * side (worker/speakers/diarize.ts), so a 500 ms gap between two turns is at least 1.3 s of silence.
+ */
+export const MAX_MERGE_GAP_MS = 500;
 
 function finite(value: number, what: string): number {
   if (!Number.isFinite(value)) throw new TypeError(`engine result has a non-finite ${what}: ${value}`);
@@ -118,13 +126,14 @@ function dominantLanguage(segments: EngineSegment[], flags: Flags): string {
   return best ?? flags.language?.[0] ?? FALLBACK_LANGUAGE;
 }
 
-/** Consecutive segments of one speaker in one language. */
+/** Consecutive segments of one speaker in one language, not apart by more than MAX_MERGE_GAP_MS. */
 function speakerTurns(segments: EngineSegment[]): EngineSegment[][] {
   const turns: EngineSegment[][] = [];
   for (const s of segments) {
     const current = turns[turns.length - 1];
     const last = current?.[current.length - 1];
-    if (current && last && last.speaker === s.speaker && last.language === s.language) current.push(s);
+    const end = current ? Math.max(...current.map((c) => c.endMs)) : 0;
+    if (current && last && last.speaker === s.speaker && last.language === s.language && s.startMs - end <= MAX_MERGE_GAP_MS) current.push(s);
     else turns.push([s]);
   }
   return turns;
@@ -139,7 +148,7 @@ function shapeSegments(segments: EngineSegment[], flags: Flags, totalMs: number)
     const segment: Segment = { text: joinTexts(turn.map((s) => s.text)), speaker_id: speakerIds.get(first.speaker) as number };
     if (flags.include_language) segment.language = first.language;
     if (flags.include_timestamps) {
-      const [start, end] = span(first.startMs, last.endMs, totalMs);
+      const [start, end] = span(first.startMs, Math.max(...turn.map((s) => s.endMs)), totalMs);
       segment.start_ms = start;
       segment.duration_ms = end - start;
     }

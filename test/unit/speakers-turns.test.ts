@@ -89,11 +89,11 @@ describe('attributeSpeakers', () => {
     words: [word('Hello', 100, 500), word('there.', 500, 1050), word('Yes,', 1100, 1400), word('hi.', 1400, 1900)],
   };
 
-  it('splits a segment at the speaker change between its words', () => {
+  it('splits a segment at the speaker change between its words, pieces timed by their turns', () => {
     const out = attributeSpeakers([segment], turns);
     expect(out.map((s) => [s.text, s.speaker, s.startMs, s.endMs])).toEqual([
-      ['Hello there.', 0, 100, 1100],
-      ['Yes, hi.', 1, 1100, 1900],
+      ['Hello there.', 0, 0, 1000],
+      ['Yes, hi.', 1, 1000, 2000],
     ]);
     expect(out[0]!.tokens.map((t) => t.text)).toEqual([' Hello', ' there.']);
     expect(out[1]!.words.every((w) => w.speaker === 1)).toBe(true);
