@@ -324,11 +324,16 @@ async function mainEngine(args: string[]): Promise<void> {
     const clip = clips[i]!;
     const der = engineDer(clip, r);
     const found = new Set(r.segments.map((s) => s.speaker_id)).size;
-    return [clip.name, (sum(r.plainMs) / r.plainMs.length / 1000).toFixed(2), (sum(r.diarMs) / r.diarMs.length / 1000).toFixed(2), (sum(r.diarMs) / sum(r.plainMs)).toFixed(3), n(der?.der25), n(der?.der0), n(der?.missed), n(der?.fa), n(der?.conf), `${found}/${clip.speakers}`];
+    const timed = r.plainMs.length > 0 && r.diarMs.length > 0;
+    const [plain, diar, ratio] = timed ? [(sum(r.plainMs) / r.plainMs.length / 1000).toFixed(2), (sum(r.diarMs) / r.diarMs.length / 1000).toFixed(2), (sum(r.diarMs) / sum(r.plainMs)).toFixed(3)] : ['-', '-', '-'];
+    return [clip.name, plain, diar, ratio, n(der?.der25), n(der?.der0), n(der?.missed), n(der?.fa), n(der?.conf), `${found}/${clip.speakers}`];
   });
   console.log(`\n${report.model}, threads ${report.threads ?? 'library default'}, ${report.rounds} round(s) of A B B A per clip; speaker segments of the diarized transcript scored`);
   console.log(formatTable(['clip', 'plain s', 'diarize s', 'ratio', 'DER c0.25', 'DER c0', 'miss', 'FA', 'conf', 'speakers'], rows));
-  console.log(`diarize=true costs ${percent(report.ratio - 1)} on top of transcription (summed wall time ratio ${report.ratio.toFixed(3)})`);
+  if (report.rounds > 0) console.log(`diarize=true costs ${percent(report.ratio - 1)} on top of transcription (summed wall time ratio ${report.ratio.toFixed(3)})`);
+  const scored = report.clips.map((r, i) => engineDer(clips[i]!, r)).filter((d) => d !== null);
+  const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+  console.log(`mean over ${scored.length} RTTM clips: DER c0.25 ${percent(mean(scored.map((d) => d.der25)))}, c0 ${percent(mean(scored.map((d) => d.der0)))}`);
   const lines: string[] = [];
   for (const [i, r] of report.clips.entries()) {
     const clip = clips[i]!;

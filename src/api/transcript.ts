@@ -65,9 +65,11 @@ const FALLBACK_LANGUAGE = 'en';
 const MIN_CONFIDENCE = 0.0001;
 /**
  * Longest pause a merged diarized segment may span. The diarizer's turns are padded by 400 ms on each
- * side (worker/speakers/diarize.ts), so a 500 ms gap between two turns is at least 1.3 s of silence.
+ * side (worker/speakers/diarize.ts), so a gap of more than 200 ms between two turns is more than 1 s of
+ * silence to the VAD. Measured (bench/results/diarization-2026-11-21.md): at 500 ms, AMI dev01's two
+ * last turns (350 ms apart) merged and the false alarm rose from 3.7% to 5.6%.
  */
-export const MAX_MERGE_GAP_MS = 500;
+export const MAX_MERGE_GAP_MS = 200;
 
 function finite(value: number, what: string): number {
   if (!Number.isFinite(value)) throw new TypeError(`engine result has a non-finite ${what}: ${value}`);
