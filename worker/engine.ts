@@ -218,7 +218,7 @@ export class Engine {
   /**
    * Language per utterance (worker/language.ts): a forced code applies everywhere; a window of one
    * utterance of SHORT_UTTERANCE_S or more is identified from the encoding its decoding needs anyway (no
-   * extra cost); otherwise each utterance gets its own encoder pass (a full 30 s window when it is short),
+   * extra cost); otherwise each utterance gets its own encoder pass (a full 30 s window for a window's lone short one),
    * an uncertain guess is settled by decoding its likeliest languages and those of its neighbours, and
    * the window is cut into runs of one language, each decoded on its own.
    */
@@ -244,7 +244,9 @@ export class Engine {
       for (const region of window.regions) {
         checkpoint();
         const samples = audio.subarray(region.startSample, region.endSample);
-        const melFrames = isShort(region) ? FULL_FRAMES : fitFrames(samples.length);
+        // a full window only for a window's lone short utterance: beside others, its neighbours settle an
+        // uncertain guess, and a 30 s pass per short region would triple the encoding of long audio
+        const melFrames = isShort(region) && only !== null ? FULL_FRAMES : fitFrames(samples.length);
         const encoded = await whisper.encode(logMelSpectrogram(samples, melFrames), melFrames);
         const probs = await whisper.detectLanguage(encoded, candidates);
         const confident = isConfident(probs);
