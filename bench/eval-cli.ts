@@ -16,6 +16,7 @@ const USAGE = `npm run eval [-- --data DIR --model NAME[,NAME] --params QUERY --
             the true one; the true language given), all with language, words, timestamps and confidence;
             prints per clip the languages found, language-ID accuracy both ways, WER/CER auto vs given,
             word-timing sanity and confidence bands
+  --bias    instead of the folder eval, the biasing table (bench/bias-set/eval-bias.mjs; --bias --help)
   Transcripts with language, words or confidence also get language-ID accuracy, word-timing sanity and
   accuracy per confidence band.`;
 
