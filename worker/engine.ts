@@ -13,7 +13,7 @@ import { isConfident, mostLikely, mostProbableJoint, rescoringCandidates, SHORT_
 import { applyPatterns, applyPatternsToWords } from './biasing/spoken-patterns';
 import { attributeSpeakers } from './speakers/assign';
 import { decodeSpeakerConstants, SPEAKER_FEATURE_TENSOR, type SpeakerConstants, type SpeakerConstantsFile } from './speakers/constants';
-import { SpeakerDiarizer } from './speakers/diarize';
+import { oneSpeakerTurns, SpeakerDiarizer } from './speakers/diarize';
 import { SpeakerFeatureSource } from './speakers/features';
 import { steeringFor, type Steering } from './steering';
 import { WhisperVocabulary, type GenerationConfig } from './tokenizer';
@@ -198,6 +198,7 @@ export class Engine {
       onProgress?.({ stage: 'transcribe', processedMs: (window.endSample / SAMPLE_RATE) * 1000, totalMs });
     }
     if (ctx.diarizer) segments = attributeSpeakers(segments, ctx.diarizer.diarizer.finish(request.maxSpeakers));
+    else if (request.diarize) segments = attributeSpeakers(segments, oneSpeakerTurns(probs, audio.length));
     onProgress?.({ stage: 'transcribe', processedMs: totalMs, totalMs });
     return { durationMs: totalMs, segments, model: loaded.info.model, backend: loaded.backend };
   }

@@ -3,6 +3,7 @@ import type { EngineSegment, EngineToken, EngineWord } from '../../src/engine-ty
 import { DEFAULT_TRANSCRIPTION_PARAMS } from '../../src/api/params';
 import { MAX_MERGE_GAP_MS, shapeTranscript } from '../../src/api/transcript';
 import { attributeSpeakers, turnForSpan } from '../../worker/speakers/assign';
+import { oneSpeakerTurns } from '../../worker/speakers/diarize';
 import type { SpeakerTurn } from '../../worker/speakers/turns';
 
 const word = (text: string, startMs: number, endMs: number): EngineWord => ({ text, startMs, endMs, confidence: 0.9, speaker: 0 });
@@ -146,5 +147,24 @@ describe('diarized segments through the shaper', () => {
       ['c d', 1, late, 6000 - late],
     ]);
     expect(t.segments!.flatMap((s) => s.words!.map((w) => w.text))).toEqual(['A', 'b', 'c', 'd']);
+  });
+});
+
+describe('oneSpeakerTurns (max_speakers=1)', () => {
+  it('gives the padded diarization regions as speaker-0 turns, apart across a long pause', () => {
+    // Silero frames of 512 samples (32 ms): speech 1.0-3.0 s, silence, speech 5.0-6.0 s, of 8 s
+    const frames = Math.ceil((8 * 16_000) / 512);
+    const probs = new Float32Array(frames);
+    const at = (s: number) => Math.round((s * 16_000) / 512);
+    probs.fill(0.9, at(1), at(3));
+    probs.fill(0.9, at(5), at(6));
+    const turns = oneSpeakerTurns(probs, 8 * 16_000);
+    expect(turns).toHaveLength(2);
+    expect(turns.every((t) => t.speaker === 0)).toBe(true);
+    // 400 ms padding on each side, to within one frame
+    expect(Math.abs(turns[0]!.startMs - 600)).toBeLessThanOrEqual(40);
+    expect(Math.abs(turns[0]!.endMs - 3400)).toBeLessThanOrEqual(40);
+    expect(Math.abs(turns[1]!.startMs - 4600)).toBeLessThanOrEqual(40);
+    expect(Math.abs(turns[1]!.endMs - 6400)).toBeLessThanOrEqual(40);
   });
 });

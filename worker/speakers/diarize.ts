@@ -133,3 +133,12 @@ function unit(v: Float32Array): Float32Array {
   const inv = n > 0 ? 1 / Math.sqrt(n) : 0;
   return v.map((x) => x * inv);
 }
+
+/**
+ * Turns for a diarized request with max_speakers=1, which computes no speaker features: the
+ * diarization regions, all speaker 0. The transcript's segments are then timed by speech and split at
+ * pauses (attributeSpeakers, assign.ts) as they are with several speakers.
+ */
+export function oneSpeakerTurns(probs: Float32Array, totalSamples: number): SpeakerTurn[] {
+  return diarizationRegions(probs, totalSamples).map((r) => ({ startMs: r.startSample / 16, endMs: r.endSample / 16, speaker: 0 }));
+}
