@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTranscriber } from '../../src/index';
+import { diarizationError, parseRttm } from '../../bench/score/der';
 import { evalBytes } from './helpers/clips';
 
 // whisper-tiny transcribes; the speaker features come from the truncated whisper-base encoder.
@@ -24,5 +25,18 @@ describe('diarization with no max_speakers (automatic count) through the JS API'
       const words = out.segments!.filter((s) => s.speaker_id === id).flatMap((s) => s.text.split(/\s+/).filter(Boolean));
       expect(words.length).toBeGreaterThan(5);
     }
+  });
+
+  it('times the speaker segments by who spoke when: AMI dev01, no segment across its 3 s pause', async () => {
+    const bytes = await evalBytes('diar/ami_dev01.wav');
+    const reference = parseRttm(new TextDecoder().decode(await evalBytes('diar/ami_dev01.rttm')));
+    const out = await transcriber.transcribe(bytes, { language: 'en', diarize: true, include_timestamps: true });
+    const hyp = out.segments!.map((s) => ({ speaker: String(s.speaker_id), start: s.start_ms! / 1000, end: (s.start_ms! + s.duration_ms!) / 1000 }));
+    // nobody speaks from 11.78 s to 15.13 s: Whisper-timed, merged segments spanned it (DER 43% with whisper-base)
+    const gap = { start: Math.max(...reference.filter((t) => t.end < 13).map((t) => t.end)), end: Math.min(...reference.filter((t) => t.start > 13).map((t) => t.start)) };
+    expect(gap.end - gap.start).toBeGreaterThan(3);
+    for (const s of hyp) expect(s.end <= gap.start + 0.5 || s.start >= gap.end - 0.5, `${s.start}-${s.end} s`).toBe(true);
+    const der = diarizationError(reference, hyp, { collar: 0.25, from: 0, to: out.duration_ms! / 1000 });
+    expect(der.der).toBeLessThan(0.25);
   });
 });
