@@ -59,12 +59,15 @@ describe('engine with whisper-tiny (real model, real Chromium)', () => {
   });
 
   it('fails the call in flight when the worker crashes and restarts on the next call', async () => {
-    const bytes = await evalBytes('en/jfk.flac');
-    const pending = transcriber.transcribe(bytes.slice(0), { language: 'en' });
-    await new Promise((r) => setTimeout(r, 1500));
+    // crash once transcription has started on a 120 s clip, so the call is surely still in flight
+    let transcribing!: () => void;
+    const started = new Promise<void>((r) => (transcribing = r));
+    const long = await evalBytes('long/wts_radio_short_fr.mp3');
+    const pending = transcriber.transcribe(long, { language: 'fr' }, { onProgress: (e) => e.stage === 'transcribe' && transcribing() });
+    await started;
     await transcriber.crashForTest();
     await expect(pending).rejects.toMatchObject({ status: 500, code: 'internal_server_error' });
-    const out = await transcriber.transcribe(bytes, { language: 'en' });
+    const out = await transcriber.transcribe(await evalBytes('en/jfk.flac'), { language: 'en' });
     expect(out.text.toLowerCase()).toContain('ask not what your country');
   });
 });
