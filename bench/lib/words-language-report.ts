@@ -1,4 +1,4 @@
-import type { Scorer } from '../score/error-rate';
+import { unitFor, type Scorer } from '../score/error-rate';
 import { confidenceBands, languageCorrect, timingSanity, wordCorrectness, wordsOf, type SpecTranscript } from '../score/words-language';
 import type { Clip } from './manifest';
 import type { SideRun } from './run-side';
@@ -35,7 +35,8 @@ export function printWordsAndLanguage(run: SideRun, show: { language: boolean } 
     const words = wordsOf(t);
     const s = timingSanity(words, r.audio_ms);
     for (const k of ['words', 'overlapping', 'pastEnd', 'zeroLength'] as const) sanity[k] += s[k];
-    if (r.clip.text !== null && words.some((w) => w.confidence !== undefined)) {
+    // zh/ja/ko are scored by characters: their Whisper "words" have no reference words to match
+    if (r.clip.text !== null && unitFor(r.clip.lang) === 'word' && words.some((w) => w.confidence !== undefined)) {
       const right = wordCorrectness(r.clip.text, words);
       words.forEach((w, i) => w.confidence !== undefined && pairs.push({ confidence: w.confidence, right: right[i]! }));
     }
@@ -50,7 +51,7 @@ export function printWordsAndLanguage(run: SideRun, show: { language: boolean } 
     const bands = confidenceBands(pairs)
       .map((b) => `[${b.from}, ${b.to}${b.to === 1 ? ']' : ')'}: ${b.words} words, ${b.words ? percent(b.right / b.words) : '-'} right`)
       .join('; ');
-    console.log(`confidence bands: ${bands}`);
+    console.log(`confidence bands (word-scored languages): ${bands}`);
   }
 }
 
