@@ -9,7 +9,7 @@ import { decodingWindows, SPEECH_REGION_DEFAULTS, speechRegions, type DecodingWi
 import { splitAtTimestamps, spreadTokenTimes } from './segments';
 import { capLongWords, enforceSpans, FRAME_MS, tokenFrames, trimToSpeech } from './alignment';
 import { cleanWords, joinWords, tokensWithoutFillers } from './fillers';
-import { isConfident, mostLikely, mostProbableJoint, rescoringCandidates, SHORT_UTTERANCE_S, splitByLanguage, type LanguageHypothesis, type LanguagePlan } from './language';
+import { isConfident, mostLikely, mostProbableJoint, rescoringCandidates, SHORT_UTTERANCE_S, splitByLanguage, SURE_ON_FIT, type LanguageHypothesis, type LanguagePlan } from './language';
 import { applyPatterns, applyPatternsToWords } from './biasing/spoken-patterns';
 import { attributeSpeakers } from './speakers/assign';
 import { decodeSpeakerConstants, SPEAKER_FEATURE_TENSOR, type SpeakerConstants, type SpeakerConstantsFile } from './speakers/constants';
@@ -219,7 +219,8 @@ export class Engine {
   /**
    * Language per utterance (worker/language.ts): a forced code applies everywhere; a window of one
    * utterance of SHORT_UTTERANCE_S or more is identified from the encoding its decoding needs anyway (no
-   * extra cost); otherwise each utterance gets its own encoder pass (a full 30 s window for a window's lone short one),
+   * extra cost), and so is a lone short one guessed surely (SURE_ON_FIT) on its fit encoding; otherwise each
+   * utterance gets its own encoder pass (a full 30 s window for a window's lone short one),
    * an uncertain guess is settled by decoding its likeliest languages and those of its neighbours, and
    * the window is cut into runs of one language, each decoded on its own.
    */
@@ -239,8 +240,20 @@ export class Engine {
     // encoding made here; with 'fit' it is decoded on its fit encoding, as it would be with its language
     // given (measured: decoding short clips on the full window instead changed whisper-base's en/ WER)
     const only = window.regions.length === 1 ? window.regions[0]! : null;
-    const reusable =
-      this.encoderWindow === 'full' && only !== null && isShort(only) && only.startSample === window.startSample && only.endSample === window.endSample;
+    const reusable = this.encoderWindow === 'full' && only !== null && isShort(only) && spansWindow(only, window);
+    if (only !== null && isShort(only) && this.encoderWindow === 'fit' && spansWindow(only, window)) {
+      const samples = audio.subarray(only.startSample, only.endSample);
+      const frames = fitFrames(samples.length);
+      const encoded = await whisper.encode(logMelSpectrogram(samples, frames), frames);
+      // judged over every language: restricting to candidates would inflate a wrong guess's probability
+      const probs = await whisper.detectLanguage(encoded, null).catch((err: unknown) => {
+        encoded.hidden.dispose();
+        throw err;
+      });
+      const guess = mostLikely(probs);
+      if (isConfident(probs, SURE_ON_FIT) && (!candidates || candidates.includes(guess))) return [{ window, language: guess, encoded }];
+      encoded.hidden.dispose();
+    }
     try {
       for (const region of window.regions) {
         checkpoint();
@@ -405,3 +418,7 @@ function fitWordTimes(segments: EngineSegment[], speech: Float32Array, lo: numbe
 }
 
 Comlink.expose(new Engine());
+
+function spansWindow(region: { startSample: number; endSample: number }, window: DecodingWindow): boolean {
+  return region.startSample === window.startSample && region.endSample === window.endSample;
+}
