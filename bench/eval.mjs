@@ -5,8 +5,11 @@ import { runnerImport } from 'vite';
 const here = (path) => new URL(path, import.meta.url).pathname;
 // `npm run eval -- --bias [...]`: the biasing report (bench/bias-set/eval-bias.mjs), not the folder eval.
 if (process.argv.includes('--bias')) {
-  const { runBiasEval } = await import('./bias-set/eval-bias.mjs');
-  process.exit(runBiasEval(process.argv.slice(2)));
+  const { module: args } = await runnerImport(here('./lib/args.ts'));
+  const { BIAS_USAGE, runBiasEval } = await import('./bias-set/eval-bias.mjs');
+  const argv = process.argv.slice(2).filter((a) => a !== '--bias');
+  const options = args.parseRunnerOptions(argv, ['model', 'voices', 'strengths', 'en'], BIAS_USAGE);
+  process.exit(typeof options === 'number' ? options : runBiasEval(options));
 }
 const { module: cli } = await runnerImport(here('./eval-cli.ts'));
 const options = cli.parseOptions(process.argv.slice(2));

@@ -14,20 +14,14 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
-function option(argv, name, fallback) {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] ? argv[i + 1] : fallback;
-}
+export const BIAS_USAGE = `npm run eval -- --bias [--model whisper-tiny,whisper-base] [--voices slt,kal] [--strengths 0,0.45,1] [--en 0|1]`;
 
-export function runBiasEval(argv) {
-  if (argv.includes('--help')) {
-    console.log(`npm run eval -- --bias [--model whisper-tiny,whisper-base] [--voices slt,kal] [--strengths 0,0.45,1] [--en 0|1]`);
-    return 0;
-  }
-  const models = option(argv, 'model', 'whisper-tiny,whisper-base').split(',');
-  const voices = option(argv, 'voices', 'slt,kal').split(',');
-  const strengths = option(argv, 'strengths', '0,0.45,1').split(',');
-  const withEn = option(argv, 'en', '1') !== '0';
+/** `options`: parsed by bench/lib/args.ts parseRunnerOptions (bench/eval.mjs) with BIAS_USAGE. */
+export function runBiasEval(options) {
+  const models = (options.get('model') ?? 'whisper-tiny,whisper-base').split(',');
+  const voices = (options.get('voices') ?? 'slt,kal').split(',');
+  const strengths = (options.get('strengths') ?? '0,0.45,1').split(',');
+  const withEn = (options.get('en') ?? '1') !== '0';
   const dir = mkdtempSync(join(tmpdir(), 'bias-eval-'));
   const rows = [];
   for (const model of models) {
