@@ -1,5 +1,5 @@
 // localscribe side of `npm run eval` and `npm run bench`: the library's public entry point,
-// models from the app's /models/ (public/), onnxruntime-web's wasm from /ort/.
+// models from the app's /models/ (public/), onnxruntime-web's wasm from beside its own module (the library's default).
 import { createTranscriber, type Transcriber } from '../../src/index';
 import { decodeTo16kMono, fetchBytes, pcmDurationMs } from './audio';
 import type { BenchDriver, LoadOptions, TranscribeJob, TranscriptBody } from './driver';
