@@ -32,7 +32,10 @@ describe('engine with whisper-tiny (real model, real Chromium)', () => {
     const mov = await transcriber.transcribe(await fixture('mov-video-aac.mov'), { encoding: 'mov', language: 'en' });
     expect(mov.text.toLowerCase()).toContain('ask not what your country');
     const mulaw = await transcriber.transcribe(await fixture('raw-mulaw-8k.ul'), { encoding: 'mulaw', sample_rate: 8000, language: 'en' });
-    expect(mulaw.text.toLowerCase()).toContain('what your country');
+    // telephone-band audio: tiny's greedy pick between near-equal words ("your" / "you are") can flip
+    // with thread timing, so the bound is on the error rate, not on one phrase
+    const jfk = (await manifest('en')).find((c) => c.file === 'jfk.flac')!;
+    expect(await errorRateOf(jfk.text, mulaw.text, 'en')).toBeLessThan(0.2);
     await expect(transcriber.transcribe(await fixture('bad-random.bin'))).rejects.toMatchObject({ status: 400, code: 'invalid_audio' });
   });
 
