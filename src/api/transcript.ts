@@ -131,12 +131,17 @@ function dominantLanguage(segments: EngineSegment[], flags: Flags): string {
 /** Consecutive segments of one speaker in one language, not apart by more than MAX_MERGE_GAP_MS. */
 function speakerTurns(segments: EngineSegment[]): EngineSegment[][] {
   const turns: EngineSegment[][] = [];
+  let end = 0; // the current turn's latest end
   for (const s of segments) {
     const current = turns[turns.length - 1];
     const last = current?.[current.length - 1];
-    const end = current ? Math.max(...current.map((c) => c.endMs)) : 0;
-    if (current && last && last.speaker === s.speaker && last.language === s.language && s.startMs - end <= MAX_MERGE_GAP_MS) current.push(s);
-    else turns.push([s]);
+    if (current && last && last.speaker === s.speaker && last.language === s.language && s.startMs - end <= MAX_MERGE_GAP_MS) {
+      current.push(s);
+      end = Math.max(end, s.endMs);
+    } else {
+      turns.push([s]);
+      end = s.endMs;
+    }
   }
   return turns;
 }
