@@ -252,6 +252,28 @@ export class WhisperModel {
     };
   }
 
+  /**
+   * Log-probability of `ids` (generated tokens, then <|endoftext|>) after the framing of `opts`, in one
+   * teacher-forced decoder run, without grammar masks: a yardstick for comparing two transcriptions
+   * of one window under the same prompt, not a replacement for the per-token logprobs of generate().
+   */
+  async sequenceLogprob(encoded: EncodedWindow, opts: Pick<GenerateOptions, 'language' | 'promptIds'>, ids: readonly number[]): Promise<number> {
+    const { prompt } = this.framing(encoded, { ...opts, audioSeconds: 0 });
+    const targets = [...ids, this.vocab.eot];
+    const out = await this.decoderForward([...prompt, ...ids], null, encoded, false, true);
+    let sum = 0;
+    try {
+      for (let i = 0; i < targets.length; i++) {
+        const row = rowAt(out.logits, prompt.length - 1 + i);
+        sum += row[targets[i]!]! - logSumExp(row, 0, row.length);
+      }
+    } finally {
+      out.logits.dispose();
+      this.releasePast(out.past);
+    }
+    return sum;
+  }
+
   /** A decoder over `encoded` stepping hypotheses one token at a time (see DecoderSteps). */
   decoderSteps(encoded: EncodedWindow, opts: Pick<GenerateOptions, 'language' | 'promptIds' | 'checkpoint'>): DecoderSteps {
     const { prefix, prompt } = this.framing(encoded, { ...opts, audioSeconds: 0 });
