@@ -1,6 +1,6 @@
 import * as Comlink from 'comlink';
 import type { EncoderWindow, EngineConfig, EngineRequest, EngineResult, EngineSegment, ProgressEvent } from '../src/engine-types';
-import { decodeWindow, isSilence } from './decode-window';
+import { isSilence } from './decode-window';
 import { FULL_FRAMES, HOP, logMelSpectrogram, SAMPLE_RATE } from './mel';
 import { ModelFiles } from './model-files';
 import { patchWhisperEncoder } from './onnx-graph';
@@ -321,12 +321,11 @@ export class Engine {
       }
       checkpoint();
       const language = plan.language ?? mostLikely(await whisper.detectLanguage(encoded, request.languages));
-      const gen = await decodeWindow(whisper, encoded, {
+      const gen = await ctx.steering.decode(encoded, {
         language,
         wantAttention: request.wantWordTimes,
         checkpoint,
         audioSeconds: samples.length / SAMPLE_RATE,
-        ...ctx.steering.decodeOptions(language),
       });
       if (isSilence(gen)) return [];
       return windowSegments(whisper, gen, language, window, encoded.frames, speech, ctx);

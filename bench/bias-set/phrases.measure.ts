@@ -1,20 +1,20 @@
 /**
  * Phrase biasing on the bias set (bench/bias-set/generate.mjs) and on ../shared/eval/en with the real
  * model in Node: recall of the bias terms, WER, and false insertions into unrelated audio, per condition.
- * Env: VOICES=slt,awb (subset), MODEL=whisper-base, CONDITIONS=off,S0.45,S1,prompt+s0.45b4 (SX: the shipped
- * plan for bias_strength X (steering.ts biasPlan); otherwise parts: sS processor strength S, gG gate G,
- * bN beam of N, prompt), EN=0 to skip ../shared/eval/en, ONLY=regex (clip files), LOG=file for progress.
+ * Every condition decodes as the engine does (worker/steering.ts): `off` is the unbiased pass alone,
+ * `S<x>` adds decodeWithPhrases at bias_strength x (phrase-pass.ts biasPlan), `S<x>` followed by `b<n>`, `c<y>`,
+ * `s<z>` (repeatable) overrides the plan's beam, credit per phrase token, proposal strengths. Env: VOICES=slt,awb (subset), MODEL=whisper-base,
+ * CONDITIONS=off,S0.45,S1, EN=0 to skip ../shared/eval/en, ONLY=regex (clip files), LOG=file for progress.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'vitest';
 import { EVAL_DIR } from '../../config/paths';
-import { createBiasProcessor } from '../../worker/biasing/processor';
-import { promptForPhrases } from '../../worker/biasing/prompt';
-import { biasPlan } from '../../worker/steering';
+import { decodeWindow } from '../../worker/decode-window';
+import { biasPlan, decodeWithPhrases, occurrences } from '../../worker/biasing/phrase-pass';
 import { createScorer, errorRate, type ClipErrors } from '../score/error-rate';
 import { generateBiasSet } from './generate.mjs';
-import { decodeClip, encodeClip, loadNodeWhisper, readAudio } from './node-model';
+import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
 import { madeUpPhrases } from './phrase-list';
 
 interface Clip {
@@ -32,8 +32,6 @@ const log = (line: string) => {
   console.log(line);
   if (process.env.LOG) appendFileSync(process.env.LOG, `${line}\n`);
 };
-const norm = (s: string) => ` ${s.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim()} `;
-const occurrences = (hyp: string, phrase: string) => norm(hyp).split(norm(phrase)).length - 1;
 
 it('phrase biasing: recall, WER, false insertions', async () => {
   const { dir, clips } = generateBiasSet();
@@ -58,26 +56,33 @@ it('phrase biasing: recall, WER, false insertions', async () => {
   for (const clip of [...selected, ...unrelated]) {
     const audio = readAudio(clip.eval_path ? join(EVAL_DIR, clip.eval_path) : join(dir, clip.file));
     const enc = await encodeClip(model, audio);
+    const opts = { language: 'en', wantAttention: false, audioSeconds: enc.seconds };
+    const textOf = (gen: Awaited<ReturnType<typeof decodeWindow>>) => model.vocab.decode(gen.tokens.map((t) => t.id)).trim();
+    let t0 = performance.now();
+    const first = await decodeWindow(model, enc.encoded, opts);
+    const firstSeconds = (performance.now() - t0) / 1000;
     const line: string[] = [];
     for (const cond of conditions) {
-      const shipped = /^S([\d.]+)$/.exec(cond);
-      const plan = shipped ? biasPlan(Number(shipped[1])) : null;
-      const strength = plan ? plan.boostStrength : Number(/(?:^|\+)s([\d.]+)/.exec(cond)?.[1] ?? 0);
-      const gate = Number(/g([\d.]+)/.exec(cond)?.[1] ?? Infinity);
-      const beamSize = plan ? plan.beam : Number(/b(\d+)/.exec(cond)?.[1] ?? 1);
-      const bias = createBiasProcessor(model.vocab, phrases, strength, { gate });
-      // 'promptlast': the list in reverse, so the set's terms fall outside the prompt's token budget
-      const listed = cond.startsWith('promptlast') ? [...phrases].reverse() : phrases;
-      const prompted = plan ? plan.prompt : cond.startsWith('prompt');
-      const promptIds = prompted ? promptForPhrases(model.vocab, listed) : undefined;
-      const t0 = performance.now();
-      const text = await decodeClip(model, enc, {
-        adjustLogits: (l, g) => bias.adjustLogits(l, g),
-        ...(promptIds ? { promptIds } : {}),
-        ...(beamSize > 1 ? { beam: { size: beamSize, bias } } : {}),
-      });
+      const m = /^S([\d.]+)((?:[bcs][\d.]+)*)$/.exec(cond);
+      if (cond !== 'off' && !m) throw new Error(`unknown condition ${cond}`);
+      const plan = m ? biasPlan(Number(m[1])) : null;
+      const overrides = [...(m?.[2] ?? '').matchAll(/([bcs])([\d.]+)/g)].map(([, part, value]) => [part, Number(value)] as const);
+      if (plan) {
+        const boosts = overrides.filter(([part]) => part === 's').map(([, v]) => v);
+        if (boosts.length > 0) plan.proposals = boosts;
+        for (const [part, v] of overrides) if (part === 'b') plan.beam = v;
+        for (const [part, v] of overrides) if (part === 'c') plan.credit = v;
+      }
+      t0 = performance.now();
+      let compared = '';
+      const gen = plan
+        ? await decodeWithPhrases(model, enc.encoded, opts, first, phrases, plan, (c) => {
+            compared += ` [${c.gained.join(', ')}: cost ${c.costPerToken.toFixed(2)}/token vs credit ${plan.credit.toFixed(2)}; biased: ${c.biasedText.trim()}]`;
+          })
+        : first;
+      const text = textOf(gen);
       const st = stats.get(cond)!;
-      st.seconds += (performance.now() - t0) / 1000;
+      st.seconds += firstSeconds + (performance.now() - t0) / 1000;
       if (clip.kind === 'unrelated') {
         st.unrelatedAudioS += audio.length / 16_000;
         st.insertions += phrases.reduce((n, p) => n + occurrences(text, p) - occurrences(clip.text ?? '', p), 0);
@@ -89,7 +94,7 @@ it('phrase biasing: recall, WER, false insertions', async () => {
         }
         if (clip.text) st.wer.push(scorer.score(clip.text, text, 'en'));
       }
-      line.push(`${cond}: ${text}`);
+      line.push(`${cond}: ${text}${compared}`);
     }
     log(`${clip.file}\n  ${line.join('\n  ')}`);
   }

@@ -8,13 +8,20 @@ export const MAX_PROMPT_TOKENS = 120;
  * them: " ComfyUI, Ozempic, Grafana". Phrases that no longer fit are left out, in list order.
  */
 export function promptForPhrases(vocab: BiasVocabulary, phrases: readonly string[], maxTokens = MAX_PROMPT_TOKENS): number[] {
+  return phrasePrompt(vocab, phrases, maxTokens).ids;
+}
+
+/** The prompt ids and the phrases they hold (the first ones of the list that fit). */
+export function phrasePrompt(vocab: BiasVocabulary, phrases: readonly string[], maxTokens = MAX_PROMPT_TOKENS): { ids: number[]; phrases: string[] } {
   const ids: number[] = [];
+  const held: string[] = [];
   for (const phrase of phrases) {
     const p = phrase.trim();
     if (!p) continue;
     const piece = vocab.encode(ids.length === 0 ? ` ${p}` : `, ${p}`);
     if (ids.length + piece.length > maxTokens) break;
     ids.push(...piece);
+    held.push(p);
   }
-  return ids;
+  return { ids, phrases: held };
 }

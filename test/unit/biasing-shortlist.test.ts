@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { rankPhrases, soundKey } from '../../worker/biasing/shortlist';
+import { madeUpPhrases } from '../../bench/bias-set/phrase-list';
+
+describe('phrase shortlist (sound-alike ranking against an unbiased transcription)', () => {
+  it('folds spellings of one sound together', () => {
+    expect(soundKey('Hetzner')).toBe('hetsner');
+    expect(soundKey('Sophie')).toBe(soundKey('Sofie'));
+    expect(soundKey('Katz')).toBe(soundKey('Cats'));
+    expect(soundKey('Comfy UI!')).toBe(soundKey('ComfyUI'));
+    expect(soundKey('Appple')).toBe('aple');
+    expect(soundKey('—')).toBe('');
+  });
+
+  it('ranks the phrase an unbiased pass misheard first among 250', () => {
+    const list = [...madeUpPhrases(249), 'Hetzner'];
+    expect(rankPhrases('We deploy the service with Terraform on Hasner.', list)[0]).toBe('Hetzner');
+    const comfy = [...madeUpPhrases(249), 'ComfyUI'];
+    expect(rankPhrases('Then open the Comp Fuey folder and load the workflow.', comfy).slice(0, 3)).toContain('ComfyUI');
+  });
+
+  it('matches a multi-word phrase across the words an unbiased pass split it into', () => {
+    const list = [...madeUpPhrases(249), 'Siobhan Nguyen'];
+    expect(rankPhrases('Please forward the invoice to Shabon NGU IDN by Friday.', list).slice(0, 10)).toContain('Siobhan Nguyen');
+  });
+
+  it('keeps list order among equals and drops nothing', () => {
+    const list = ['Zeta', 'Alpha', 'Beta'];
+    expect(rankPhrases('', list)).toEqual(list);
+    expect(rankPhrases('alpha', list)[0]).toBe('Alpha');
+    expect([...rankPhrases('beta', list)].sort()).toEqual([...list].sort());
+  });
+});

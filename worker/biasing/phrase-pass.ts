@@ -1,0 +1,121 @@
+import { decodeWindow, isSilence, type DecodeOptions } from '../decode-window';
+import type { EncodedWindow, Generation, WhisperModel } from '../whisper';
+import { createBiasProcessor } from './processor';
+import { phrasePrompt, promptForPhrases } from './prompt';
+import { rankPhrases } from './shortlist';
+
+/** The default bias_strength (spec 4.3). */
+export const DEFAULT_STRENGTH = 0.45;
+
+/**
+ * Log-probability per phrase token that bias_strength 1 lets a biased transcription cost. At the default
+ * 0.45 that is 7.2: on the bias set every phrase truly spoken and proposed cost at most 6.8 per token,
+ * while names proposed into unrelated speech cost over 10 (bench/bias-set/README.md).
+ */
+export const CREDIT_PER_STRENGTH = 16;
+
+/** How a bias_strength is spent (see decodeWithPhrases). */
+export interface BiasPlan {
+  /** One biased pass per entry, with that strength for the trie processor (boost = strength × TOKEN_BOOST per token). */
+  proposals: number[];
+  /** Beam size of the biased passes (1: greedy). */
+  beam: number;
+  /** Log-probability a phrase token may cost and still be kept, when the passes are compared. */
+  credit: number;
+}
+
+/** bias_strength 0 is off (the unbiased pass only); above 0 the strength sets the credit. */
+export function biasPlan(strength: number): BiasPlan | null {
+  if (!(strength > 0)) return null;
+  return { proposals: [DEFAULT_STRENGTH, 1], beam: 1, credit: strength * CREDIT_PER_STRENGTH };
+}
+
+/** What a comparison of the passes saw (for measurements). */
+export interface PhraseComparison {
+  gained: string[];
+  /** How much less likely the biased pass is, per phrase token it gained, without the phrase prompt. */
+  costPerToken: number;
+  biasedText: string;
+}
+
+/**
+ * Phrase biasing as a second look at a window that was decoded without it (`first`):
+ * 1. the phrases that sound most like something in the first transcription are picked (shortlist.ts),
+ *    as many as fit a short prompt, and given to Whisper as if a previous window had said them;
+ * 2. the window is decoded again with that prompt, boosting tokens that extend a listed phrase
+ *    (processor.ts: an abandoned partial match gives its boost back), once per proposal strength;
+ * 3. passes that hold listed phrases the first did not are scored by the model without the phrase
+ *    prompt; the likeliest wins, each biased pass credited `credit` per phrase token it gained.
+ * Speech that sounds like no phrase keeps its unbiased transcription: the prompt and the boost, which
+ * on their own insert names and change style, only propose.
+ */
+export async function decodeWithPhrases(
+  model: WhisperModel,
+  encoded: EncodedWindow,
+  opts: DecodeOptions,
+  first: Generation,
+  phrases: readonly string[],
+  plan: BiasPlan,
+  onCompare?: (comparison: PhraseComparison) => void,
+): Promise<Generation> {
+  if (phrases.length === 0 || isSilence(first)) return first;
+  const vocab = model.vocab;
+  const firstText = textOf(model, first);
+  // the likeliest phrases that fit the prompt, the likeliest last: nearest the transcript it steers
+  const shortlist = phrasePrompt(vocab, rankPhrases(firstText, phrases)).phrases;
+  const promptIds = [...(opts.promptIds ?? []), ...promptForPhrases(vocab, [...shortlist].reverse())];
+  const frame = { language: opts.language, ...(opts.promptIds ? { promptIds: opts.promptIds } : {}) };
+  const ids = (gen: Generation) => gen.tokens.map((t) => t.id);
+  let best = first;
+  let firstScore: number | null = null;
+  let bestScore = -Infinity;
+  const tried = new Set<string>();
+  for (const strength of plan.proposals) {
+    const proposal = await propose(model, encoded, opts, promptIds, createBiasProcessor(vocab, shortlist, strength), plan.beam);
+    const text = textOf(model, proposal);
+    if (tried.has(text)) continue;
+    tried.add(text);
+    const gained = shortlist.filter((p) => occurrences(text, p) > occurrences(firstText, p));
+    if (gained.length === 0) continue;
+    // every new occurrence's tokens: the credit is per phrase token the biased pass gained
+    const phraseTokens = gained.reduce((n, p) => n + (occurrences(text, p) - occurrences(firstText, p)) * vocab.encode(` ${p}`).length, 0);
+    if (firstScore === null) bestScore = firstScore = await model.sequenceLogprob(encoded, frame, ids(first));
+    const score = await model.sequenceLogprob(encoded, frame, ids(proposal));
+    onCompare?.({ gained, costPerToken: (firstScore - score) / phraseTokens, biasedText: text });
+    const credited = score + plan.credit * phraseTokens;
+    if (credited > bestScore) [best, bestScore] = [proposal, credited];
+  }
+  return best;
+}
+
+function propose(
+  model: WhisperModel,
+  encoded: EncodedWindow,
+  opts: DecodeOptions,
+  promptIds: number[],
+  bias: ReturnType<typeof createBiasProcessor>,
+  beam: number,
+): Promise<Generation> {
+  const adjust = opts.adjustLogits;
+  return decodeWindow(model, encoded, {
+    ...opts,
+    promptIds,
+    adjustLogits: (logits, generated) => {
+      adjust?.(logits, generated);
+      bias.adjustLogits(logits, generated);
+    },
+    ...(beam > 1 ? { beam: { size: beam, bias, ...(adjust ? { adjustLogits: adjust } : {}) } } : {}),
+  });
+}
+
+function textOf(model: WhisperModel, gen: Generation): string {
+  return model.vocab.decode(gen.tokens.filter((t) => model.vocab.isText(t.id)).map((t) => t.id));
+}
+
+const normalized = (s: string) => ` ${s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()} `;
+
+/** Whole-word occurrences of `phrase` in `text`, ignoring case and punctuation. */
+export function occurrences(text: string, phrase: string): number {
+  const p = normalized(phrase);
+  return p.trim() ? normalized(text).split(p).length - 1 : 0;
+}

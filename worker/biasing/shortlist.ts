@@ -1,0 +1,81 @@
+import { distance } from 'fastest-levenshtein';
+
+/**
+ * A rough sound-alike spelling: lower case, letters and digits only, common English spellings of one
+ * sound folded together (ph/f, c/k/q, z/s, x/ks, y/i, w/v), doubled letters single. "Hetzner" and
+ * the "Hasner" an unbiased pass hears come out 2 edits apart; "ComfyUI" and "Comp Fuey" 3.
+ */
+export function soundKey(text: string): string {
+  return text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]/g, '')
+    .replace(/ph/g, 'f')
+    .replace(/ck/g, 'k')
+    .replace(/gh/g, 'g')
+    .replace(/wh/g, 'w')
+    .replace(/[cq]/g, 'k')
+    .replace(/x/g, 'ks')
+    .replace(/z/g, 's')
+    .replace(/y/g, 'i')
+    .replace(/w/g, 'v')
+    .replace(/(.)\1+/g, '$1');
+}
+
+interface KeyedPhrase {
+  phrase: string;
+  key: string;
+  words: number;
+}
+
+/** Keys of the last few phrase lists: a 10,000-phrase custom model is keyed once per worker. */
+const KEY_CACHE_SIZE = 4;
+const keyCache = new Map<string, KeyedPhrase[]>();
+
+function keyed(phrases: readonly string[]): KeyedPhrase[] {
+  const cacheKey = phrases.join('\n');
+  const hit = keyCache.get(cacheKey);
+  if (hit) {
+    keyCache.delete(cacheKey);
+    keyCache.set(cacheKey, hit);
+    return hit;
+  }
+  const list = phrases
+    .map((phrase) => ({ phrase, key: soundKey(phrase), words: phrase.trim().split(/\s+/).length }))
+    .filter((p) => p.key.length > 0);
+  keyCache.set(cacheKey, list);
+  while (keyCache.size > KEY_CACHE_SIZE) keyCache.delete(keyCache.keys().next().value!);
+  return list;
+}
+
+/**
+ * How closely `phrase` sounds like some run of words in `text` (1: the same sound-alike spelling, 0:
+ * nothing alike). Runs of up to the phrase's word count + 2 are tried, since an unbiased pass splits
+ * rare names ("Siobhan Nguyen" → "Shabon NGU IDN").
+ */
+function similarity(p: KeyedPhrase, words: readonly string[]): number {
+  let best = 0;
+  const longest = p.key.length * 1.6 + 2;
+  for (let i = 0; i < words.length; i++) {
+    let run = '';
+    for (let j = i; j < Math.min(words.length, i + p.words + 2); j++) {
+      run += words[j];
+      if (run.length > longest) break;
+      const sim = 1 - distance(p.key, run) / Math.max(p.key.length, run.length);
+      if (sim > best) best = sim;
+    }
+  }
+  return best;
+}
+
+/**
+ * The phrases ordered by how much they sound like something in `text` (an unbiased transcription of
+ * the same audio), best first; ties keep list order. Used to pick the few phrases worth prompting.
+ */
+export function rankPhrases(text: string, phrases: readonly string[]): string[] {
+  const words = text.split(/\s+/).map(soundKey).filter(Boolean);
+  return keyed(phrases)
+    .map((p, index) => ({ phrase: p.phrase, index, sim: similarity(p, words) }))
+    .sort((a, b) => b.sim - a.sim || a.index - b.index)
+    .map((p) => p.phrase);
+}
