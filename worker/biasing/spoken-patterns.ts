@@ -26,12 +26,21 @@ const LETTER_NAMES: Record<string, string> = {
   bee: 'B', dee: 'D', eff: 'F', gee: 'G', aitch: 'H', jay: 'J', kay: 'K', el: 'L', em: 'M', en: 'N', pee: 'P',
   cue: 'Q', queue: 'Q', ar: 'R', ess: 'S', tee: 'T', vee: 'V', doubleu: 'W', ex: 'X', wye: 'Y', zed: 'Z', zee: 'Z',
 };
+/**
+ * Common words that sound like a letter or digit ("for" 4, "be" B): read so only between other
+ * symbols, in a run with a letter or a written character that matches a pattern as a whole
+ * ("A, mz, for 7-1" → AMZ471; never "one to four" → 124).
+ */
+const HOMOPHONES: Record<string, string[]> = {
+  for: ['4'], to: ['2'], too: ['2'], won: ['1'], ate: ['8'], be: ['B'], see: ['C'], sea: ['C'], you: ['U'],
+  are: ['R'], why: ['Y'], eye: ['I'], tea: ['T'], pea: ['P'],
+};
 const REPEATS: Record<string, number> = { double: 2, triple: 3 };
 const SEPARATOR_WORDS = new Set(['dash', 'hyphen']);
 
 /** How one word reads inside a code; null when it cannot be part of one. */
 type WordReading =
-  | { kind: 'symbols'; symbols: Symbol[] }
+  | { kind: 'symbols'; symbols: Symbol[]; homophone?: true; numberWord?: true; cluster?: true }
   | { kind: 'tens'; digit: string }
   | { kind: 'repeat'; times: number }
   | { kind: 'separator' }
@@ -48,8 +57,9 @@ function readWord(word: string): WordReading | null {
   if (!w) return null;
   const lower = w.toLowerCase();
   const key = lower.replace(/[-.]/g, '');
-  if (key in DIGIT_WORDS) return { kind: 'symbols', symbols: key === 'oh' ? [['0', 'O']] : [[DIGIT_WORDS[key]!]] };
-  if (key in TEENS) return { kind: 'symbols', symbols: [...TEENS[key]!].map((c) => [c]) };
+  if (key in HOMOPHONES) return { kind: 'symbols', symbols: [HOMOPHONES[key]!], homophone: true };
+  if (key in DIGIT_WORDS) return { kind: 'symbols', symbols: key === 'oh' ? [['0', 'O']] : [[DIGIT_WORDS[key]!]], numberWord: true };
+  if (key in TEENS) return { kind: 'symbols', symbols: [...TEENS[key]!].map((c) => [c]), numberWord: true };
   if (key in TENS) return { kind: 'tens', digit: TENS[key]! };
   if (key in NATO) return { kind: 'symbols', symbols: [[NATO[key]!]] };
   if (key in LETTER_NAMES) return { kind: 'symbols', symbols: [[LETTER_NAMES[key]!]] };
@@ -64,6 +74,8 @@ function readWord(word: string): WordReading | null {
   // A single letter in any case, or written code characters: capitals and digits ("AMZ", "471",
   // "KL51", "4-7-1"), letters one by one ("a.m.z"), or any case where digits show a code ("b-75Q").
   if (!/^[A-Za-z0-9]+(?:[-.][A-Za-z0-9]+)*$/.test(w)) return null;
+  // letters without a vowel ("mz", "kl") are no English word: letters written as one (but "hmm")
+  if (/^[b-df-hj-np-tv-xz]{2,4}$/.test(w)) return { kind: 'symbols', symbols: [...w.toUpperCase()].map((c) => [c]), cluster: true };
   const compact = w.replace(/[-.]/g, '');
   const spelled = w.split(/[-.]/).every((part) => part.length === 1);
   const written = spelled || /^[A-Z0-9]+$/.test(compact) || /\d/.test(compact);
@@ -72,11 +84,29 @@ function readWord(word: string): WordReading | null {
 }
 
 /**
+ * Whether a word may be part of a spoken or written code, short of the common words that may also
+ * read as one ("a", "I", "for", "you"): a digit, a letter or digit name, capitals, "double" …
+ */
+export function mayBeCodeWord(word: string): boolean {
+  const r = readWord(word);
+  if (!r || (r.kind === 'symbols' && r.homophone)) return false;
+  return !/^(?:a|i)$/i.test(core(word));
+}
+
+/**
  * The symbols spoken by a run of words, or null when the run is not a code reading: every word must
  * read as code material, "double"/"triple" must precede a single symbol, separators sit inside.
  */
 function spokenSymbols(words: readonly (WordReading | null)[]): Symbol[] | null {
   const readings = words.flatMap((r) => (r?.kind === 'parts' ? r.parts : [r]));
+  // "for" as 4 in "A, mz, for 7-1", not in "one to four" or at the edge of a run ("be 759")
+  // and "mz" as letters next to some other code material, not "hmm" alone
+  const sym = readings.map((r) => (r?.kind === 'symbols' ? r : null));
+  if (sym.some((r) => r?.homophone)) {
+    if (sym[0]?.homophone || sym[sym.length - 1]?.homophone) return null;
+    if (!sym.some((r) => r && !r.homophone && !r.numberWord)) return null;
+  }
+  if (sym.some((r) => r?.cluster) && !readings.some((r, i) => r && r.kind !== 'separator' && !sym[i]?.cluster && !sym[i]?.homophone)) return null;
   const out: Symbol[] = [];
   for (let i = 0; i < readings.length; i++) {
     const r = readings[i];
