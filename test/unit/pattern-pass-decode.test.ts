@@ -1,0 +1,53 @@
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { generateBiasSet } from '../../bench/bias-set/generate.mjs';
+import { encodeClip, loadNodeWhisper, readAudio } from '../../bench/bias-set/node-model';
+import { compilePattern } from '../../src/api/patterns';
+import { decodeWithPatterns } from '../../worker/biasing/pattern-pass';
+import { applyPatterns } from '../../worker/biasing/spoken-patterns';
+import { decodeWindow } from '../../worker/decode-window';
+import type { WhisperModel } from '../../worker/whisper';
+import { loadEvalClip } from './helpers/audio';
+
+/** The pattern-constrained second pass with the real whisper-tiny (onnxruntime-web's wasm build in Node). */
+let model: WhisperModel;
+
+beforeAll(async () => {
+  model = await loadNodeWhisper('whisper-tiny');
+}, 120_000);
+
+const PATTERNS = ['AMZ[0-9]{3}', '[A-Z]{2}[0-9]{3}', 'TK-[0-9]{4}', '[A-Z]{2}[0-9]{2} [A-Z]{3}', '[A-Z][0-9]{3}[A-Z]', 'XR[0-9]{3}'].map(compilePattern);
+
+async function passes(audio: Float32Array, wantAttention: boolean) {
+  const clip = await encodeClip(model, audio);
+  const opts = { language: 'en', wantAttention, audioSeconds: clip.seconds };
+  try {
+    const first = await decodeWindow(model, clip.encoded, opts);
+    const gen = await decodeWithPatterns(model, clip.encoded, opts, first, PATTERNS, 0.45);
+    const text = (g: typeof first) => model.vocab.decode(g.tokens.map((t) => t.id)).trim();
+    return { first, gen, firstText: text(first), text: text(gen) };
+  } finally {
+    clip.encoded.hidden.dispose();
+  }
+}
+
+describe('decodeWithPatterns (real whisper-tiny)', () => {
+  it('decodes a code spoken letter by letter as the written code the pattern describes', async () => {
+    const { dir } = generateBiasSet();
+    // "Flight U, A, nine one six, leaves at noon." — tiny's first pass: "Flight you 8, 9, 1, 6, …"
+    const { first, gen, firstText, text } = await passes(readAudio(join(dir, 'code-flight-slt.wav')), true);
+    expect(applyPatterns(firstText, PATTERNS)).not.toContain('UA916');
+    expect(text).toMatch(/^Flight UA916\b/);
+    expect(gen).not.toBe(first);
+    for (const t of gen.tokens) expect(t.logprob).toBeLessThanOrEqual(0);
+    // one attention row per token, and the end of text's where the window ended with one (as the first
+    // pass: both end the same way, at the end of the audio)
+    expect(gen.attention).toHaveLength(gen.tokens.length + (first.attention!.length - first.tokens.length));
+    expect(gen.attention![0]!.length).toBe(first.attention![0]!.length);
+  }, 300_000);
+
+  it('returns the first pass itself for speech without a code', async () => {
+    const { first, gen } = await passes(loadEvalClip('en/jfk.flac'), false);
+    expect(gen).toBe(first);
+  }, 300_000);
+});

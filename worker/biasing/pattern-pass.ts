@@ -1,0 +1,614 @@
+import type { CompiledPattern, PatternNode } from '../../src/api/patterns';
+import type { DecodeOptions } from '../decode-window';
+import { applyTimestampRules, logSumExp } from '../logit-rules';
+import type { WhisperVocabulary } from '../tokenizer';
+import { repeatsTail, type EncodedWindow, type GeneratedToken, type Generation, type WhisperModel } from '../whisper';
+import { findPatternSpans, mayBeCodeWord } from './spoken-patterns';
+
+/**
+ * Decode-time help for `patterns`: after the normal pass over a window, spots where a code may have
+ * been spoken ("A, mz, for 7-1", "XR-Triple 7"), and decodes again from there with the tokens before
+ * it forced and the next tokens restricted to a written code that a pattern matches ("AMZ471"), then
+ * freely to the end of the window. The constrained pass replaces the first only when the model finds
+ * it nearly as likely as the first (teacher-forced log-probability of each whole window, plus a credit
+ * per code that grows with bias_strength), so speech without a code keeps its first pass.
+ */
+
+// ---------------------------------------------------------------------------------------------------
+// Incremental matcher: does a written prefix still lead to a match of some pattern?
+
+interface NfaNode {
+  /** null: an epsilon node (a choice, or the accepting end when `out` is empty). */
+  test: ((c: string) => boolean) | null;
+  out: number[];
+}
+
+/** The set of NFA nodes reached after the text so far; `accepting` when that text is a whole match. */
+export interface MatchState {
+  readonly key: string;
+  readonly nodes: readonly number[];
+  readonly accepting: boolean;
+  /** Some character can still follow. */
+  readonly open: boolean;
+  /** Indices of the patterns the text is still a prefix of a match of, and of those it matches. */
+  readonly alive: readonly number[];
+  readonly accepted: readonly number[];
+}
+
+/**
+ * A Thompson NFA over all patterns at once (repeats unrolled: a pattern is at most 32 characters),
+ * stepped a character at a time with memoised transitions. Case-sensitive, like the patterns' regex.
+ */
+export class PatternMatcher {
+  private readonly nfa: NfaNode[] = [];
+  /** The pattern each node belongs to; each pattern has its own accepting node. */
+  private readonly owner: number[] = [];
+  private readonly accepts = new Set<number>();
+  private building = 0;
+  private readonly states = new Map<string, MatchState>();
+  private readonly steps = new Map<string, MatchState | null>();
+  readonly start: MatchState;
+
+  constructor(patterns: readonly CompiledPattern[]) {
+    const entries = patterns.map((p, i) => {
+      this.building = i;
+      const accept = this.add(null, []);
+      this.accepts.add(accept);
+      return this.build(p.ast, accept);
+    });
+    this.start = this.state(this.closure(entries));
+  }
+
+  /** The state after `text`, or null when no pattern has a match starting with it. */
+  advance(state: MatchState, text: string): MatchState | null {
+    let s: MatchState | null = state;
+    for (const c of text) {
+      if (!s) return null;
+      s = this.step(s, c);
+    }
+    return s;
+  }
+
+  /** Whether `text` as a whole matches a pattern. */
+  matches(text: string): boolean {
+    return this.advance(this.start, text)?.accepting ?? false;
+  }
+
+  private step(state: MatchState, c: string): MatchState | null {
+    const key = `${state.key}|${c}`;
+    let next = this.steps.get(key);
+    if (next === undefined) {
+      const targets = state.nodes.flatMap((n) => (this.nfa[n]!.test!(c) ? this.nfa[n]!.out : []));
+      next = targets.length > 0 ? this.state(this.closure(targets)) : null;
+      if (next && next.alive.length === 0) next = null;
+      this.steps.set(key, next);
+    }
+    return next;
+  }
+
+  private state(reached: Set<number>): MatchState {
+    const nodes = [...reached].filter((n) => this.nfa[n]!.test !== null).sort((a, b) => a - b);
+    const ends = [...reached].filter((n) => this.accepts.has(n)).sort((a, b) => a - b);
+    const key = `${ends.join(',')}|${nodes.join(',')}`;
+    let s = this.states.get(key);
+    if (!s) {
+      const accepted = [...new Set(ends.map((n) => this.owner[n]!))];
+      const alive = [...new Set([...nodes, ...ends].map((n) => this.owner[n]!))];
+      s = { key, nodes, accepting: accepted.length > 0, open: nodes.length > 0, alive, accepted };
+      this.states.set(key, s);
+    }
+    return s;
+  }
+
+  private closure(from: readonly number[]): Set<number> {
+    const seen = new Set<number>();
+    const stack = [...from];
+    while (stack.length > 0) {
+      const n = stack.pop()!;
+      if (seen.has(n)) continue;
+      seen.add(n);
+      if (this.nfa[n]!.test === null) stack.push(...this.nfa[n]!.out);
+    }
+    return seen;
+  }
+
+  private add(test: NfaNode['test'], out: number[]): number {
+    this.nfa.push({ test, out });
+    this.owner.push(this.building);
+    return this.nfa.length - 1;
+  }
+
+  /** Adds `node` so that matching it leads on to `next`; returns its entry. */
+  private build(node: PatternNode, next: number): number {
+    switch (node.kind) {
+      case 'literal':
+      case 'separator': {
+        const ch = node.char;
+        return this.add((c) => c === ch, [next]);
+      }
+      case 'class': {
+        const ranges = node.ranges;
+        return this.add((c) => ranges.some(([from, to]) => c >= from && c <= to), [next]);
+      }
+      case 'sequence': {
+        let entry = next;
+        for (let i = node.items.length - 1; i >= 0; i--) entry = this.build(node.items[i]!, entry);
+        return entry;
+      }
+      case 'repeat': {
+        // X{m,n} as X…X (m times) then (X(X(…)?)?)? with n - m optional copies
+        let entry = next;
+        for (let i = node.min; i < node.max; i++) entry = this.add(null, [this.build(node.node, entry), next]);
+        for (let i = 0; i < node.min; i++) entry = this.build(node.node, entry);
+        return entry;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Token tables
+
+interface TokenTable {
+  /** Text tokens made only of characters a code can hold (letters, digits, space, '-'), with their text. */
+  codeTokens: Array<{ id: number; text: string }>;
+  /** Per text token: its text starts with a letter, digit or '-' (it would glue onto a code before it). */
+  gluesOn: Uint8Array;
+  text: string[];
+}
+
+const tables = new WeakMap<WhisperVocabulary, TokenTable>();
+
+function tokenTable(vocab: WhisperVocabulary): TokenTable {
+  let table = tables.get(vocab);
+  if (table) return table;
+  const codeTokens: TokenTable['codeTokens'] = [];
+  const gluesOn = new Uint8Array(vocab.eot);
+  const text: string[] = [];
+  for (let id = 0; id < vocab.eot; id++) {
+    const t = vocab.decode([id]);
+    text.push(t);
+    if (/^[A-Za-z0-9-]/.test(t)) gluesOn[id] = 1;
+    if (/^ ?[A-Za-z0-9-]+(?: [A-Za-z0-9-]+)*$/.test(t)) codeTokens.push({ id, text: t });
+  }
+  table = { codeTokens, gluesOn, text };
+  tables.set(vocab, table);
+  return table;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The second pass
+
+/**
+ * Credit (in nats of log-probability, at the default bias_strength 0.45) a window's constrained pass
+ * gets over its first pass per code. On bench/bias-set (patterns.measure.ts, tiny and base) right
+ * codes trailed their first pass by up to 6 nats, constrained passes over unrelated speech by 12 or more.
+ */
+export const CODE_CREDIT = 7;
+const DEFAULT_STRENGTH = 0.45;
+/** Constrained passes per window (each costs a partial decode and a scoring run). */
+const MAX_TRIES = 4;
+/**
+ * Places tried for one spoken code, likeliest start first. A second place found no more codes on
+ * bench/bias-set and, on tiny, let "Flight you 8, 9, 1, 6" become "FL916" instead of "Flight UA916".
+ */
+const PLACES_PER_CODE = 1;
+/** A place is tried when a code's first token is at most this much less likely than the first pass's token there. */
+const START_MARGIN = 12;
+/** Words after a possible start within which code material (a digit, a letter name …) must appear. */
+const LOOKAHEAD_WORDS = 3;
+
+interface Framing {
+  prompt: number[];
+  maxTokens: number;
+  maxTsIndex: number;
+}
+
+function framing(model: WhisperModel, encoded: EncodedWindow, opts: DecodeOptions): Framing {
+  const v = model.vocab;
+  const prefix = opts.promptIds?.length ? [v.startOfPrev, ...opts.promptIds] : [];
+  const prompt = [...prefix, v.sot, v.languageToken(opts.language), v.transcribe];
+  return {
+    prompt,
+    maxTokens: Math.min(opts.maxTokens ?? 224, 440 - prompt.length),
+    maxTsIndex: Math.min(encoded.frames, Math.ceil(opts.audioSeconds / 0.02)),
+  };
+}
+
+function rowAt(data: Float32Array, vocabSize: number, index: number): Float32Array {
+  return data.slice(index * vocabSize, (index + 1) * vocabSize);
+}
+
+function disposeAll(past: Record<string, { dispose(): void }>): void {
+  for (const t of Object.values(past)) t.dispose();
+}
+
+/** Whisper's end-of-audio stop (a segment closed within 0.3 s of the end), as in the greedy loop. */
+function closesAtEnd(ids: readonly number[], vocab: WhisperVocabulary, maxTsIndex: number): boolean {
+  const n = ids.length;
+  if (n < 2 || !vocab.isTimestamp(ids[n - 1]!) || vocab.isTimestamp(ids[n - 2]!)) return false;
+  return ids[n - 1]! - vocab.timestampBegin >= maxTsIndex - 15;
+}
+
+/** A place in the current tokens where a code may start: token index, and how much a code start trails the token there. */
+interface Place {
+  index: number;
+  gap: number;
+  /** Log-probability of the tokens before it. */
+  before: number;
+}
+
+interface Scored {
+  logprob: number;
+  places: Place[];
+}
+
+/**
+ * One teacher-forced run over `ids`: the sequence's log-probability (as WhisperModel.sequenceLogprob)
+ * and the places worth trying, from token `from` on.
+ */
+async function scoreAndPlaces(
+  model: WhisperModel,
+  encoded: EncodedWindow,
+  f: Framing,
+  ids: readonly GeneratedToken[],
+  matcher: PatternMatcher,
+  patterns: readonly CompiledPattern[],
+  from: number,
+): Promise<Scored> {
+  const v = model.vocab;
+  const table = tokenTable(v);
+  const words = wordStarts(ids, v, table);
+  const starts = candidateStarts(words, patterns, from);
+  const out = await model.decoderForward([...f.prompt, ...ids.map((t) => t.id)], null, encoded, false, true);
+  const vocabSize = out.logits.dims[2]!;
+  const data = out.logits.data as Float32Array;
+  let logprob = 0;
+  const places: Place[] = [];
+  try {
+    const targets = [...ids.map((t) => t.id), v.eot];
+    for (let i = 0; i < targets.length; i++) {
+      const offset = (f.prompt.length - 1 + i) * vocabSize;
+      const row = data.subarray(offset, offset + vocabSize);
+      const z = logSumExp(row, 0, vocabSize);
+      const before = logprob;
+      logprob += row[targets[i]!]! - z;
+      if (!starts.has(i)) continue;
+      let best = -Infinity;
+      for (const { id, text } of table.codeTokens) {
+        if (text[0] === ' ' && row[id]! > best && matcher.advance(matcher.start, text.slice(1))) best = row[id]!;
+      }
+      if (best > -Infinity) places.push({ index: i, gap: row[targets[i]!]! - best, before });
+    }
+  } finally {
+    out.logits.dispose();
+    disposeAll(out.past);
+  }
+  return { logprob, places: places.filter((p) => p.gap <= START_MARGIN) };
+}
+
+interface Word {
+  /** Index of its first token. */
+  index: number;
+  text: string;
+}
+
+function wordStarts(ids: readonly GeneratedToken[], v: WhisperVocabulary, table: TokenTable): Word[] {
+  const words: Word[] = [];
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!.id;
+    if (!v.isText(id)) continue;
+    const t = table.text[id]!;
+    const prev = words[words.length - 1];
+    const afterTimestamp = i === 0 || !v.isText(ids[i - 1]!.id);
+    if (t.startsWith(' ') || afterTimestamp || !prev) words.push({ index: i, text: t.trim() });
+    else prev.text += t;
+  }
+  return words;
+}
+
+/**
+ * Token indices of words that may begin a code: a word with code material (a digit, a letter, a
+ * letter or digit name) at most LOOKAHEAD_WORDS words on ("Slide 2 with 916", "ticket decay 831-2"),
+ * not inside a run the text rewrite already turns into a code.
+ */
+function candidateStarts(words: readonly Word[], patterns: readonly CompiledPattern[], from: number): Set<number> {
+  const texts = words.map((w) => w.text);
+  const covered = new Set<number>();
+  for (const s of findPatternSpans(texts, patterns)) for (let k = s.start; k < s.end; k++) covered.add(k);
+  const material = texts.map((t) => /\d/.test(t) || mayBeCodeWord(t));
+  const starts = new Set<number>();
+  for (let w = 0; w < words.length; w++) {
+    if (words[w]!.index < from || covered.has(w)) continue;
+    let near = false;
+    for (let k = w; k < Math.min(words.length, w + 1 + LOOKAHEAD_WORDS) && !covered.has(k); k++) near ||= material[k]!;
+    if (near) starts.add(words[w]!.index);
+  }
+  return starts;
+}
+
+interface Pass {
+  tokens: GeneratedToken[];
+  /** Index just past the code's last token. */
+  codeEnd: number;
+}
+
+type Past = Awaited<ReturnType<WhisperModel['decoderForward']>>['past'];
+
+/** A hypothesis of the code: its tokens so far, its self-attention cache and the logits after it. */
+interface Hyp {
+  self: Past;
+  row: Float32Array;
+  tokens: GeneratedToken[];
+  score: number;
+  match: MatchState;
+}
+
+/** Hypotheses kept per pattern while writing a code, and codes (the best of different patterns) carried on to the end of the window. */
+const CODE_BEAM = 4;
+const CODES_KEPT = 2;
+
+/**
+ * Passes with `prefix` forced, then a code a pattern matches (its first token after a space), then
+ * greedy free decoding that rejoins the first pass (`rest`) when its own tokens come back to it. The
+ * code is searched with a small beam (the model prefers "XR"+"77"+"7" to "XR"+"47"+"7" as a whole,
+ * though "47" is the likelier token after "XR"); its CODES_KEPT best are each decoded on. None when no code fits.
+ */
+async function constrainedPasses(
+  model: WhisperModel,
+  encoded: EncodedWindow,
+  opts: DecodeOptions,
+  f: Framing,
+  prefix: readonly GeneratedToken[],
+  rest: readonly GeneratedToken[],
+  matcher: PatternMatcher,
+  /**
+   * Codes whose own log-probability is not above this cannot win: the tokens after a code only lower
+   * a pass's log-probability, and grammar-masked scores here are at least the unmasked ones it is judged by.
+   */
+  floor: number,
+): Promise<Pass[]> {
+  const v = model.vocab;
+  const table = tokenTable(v);
+  const adjust = opts.adjustLogits ?? opts.beam?.adjustLogits;
+  const prefixIds = prefix.map((t) => t.id);
+  const out = await model.decoderForward([...f.prompt, ...prefixIds], null, encoded, false, true);
+  const row0 = rowAt(out.logits.data as Float32Array, out.logits.dims[2]!, f.prompt.length + prefixIds.length - 1);
+  out.logits.dispose();
+  const cross: Past = {};
+  const self0: Past = {};
+  for (const [k, t] of Object.entries(out.past)) (k.includes('.encoder.') ? cross : self0)[k] = t;
+  const masked = (row: Float32Array, generated: readonly number[]) => {
+    const r = row.slice();
+    applyTimestampRules(r, generated, v, f.maxTsIndex);
+    adjust?.(r, generated);
+    return { r, z: logSumExp(r, 0, r.length) };
+  };
+  let live: Hyp[] = [{ self: self0, row: row0, tokens: [], score: 0, match: matcher.start }];
+  // the best finished code of each pattern, and a beam per pattern: several patterns may fit one place
+  // ("U891S" and "UA916"), and the likelier code of one must not crowd out every code of another
+  const bestOf = new Map<number, Hyp>();
+  let finished: Hyp[] = [];
+  const passes: Pass[] = [];
+  const held = new Set<Hyp>(live);
+  const release = (keep: Set<Hyp>) => {
+    for (const h of held) if (!keep.has(h)) disposeAll(h.self);
+    for (const h of [...held]) if (!keep.has(h)) held.delete(h);
+  };
+  try {
+    while (live.length > 0) {
+      opts.checkpoint?.();
+      const expansions: Array<{ hyp: Hyp; id: number; logprob: number; score: number; match: MatchState }> = [];
+      for (const hyp of live) {
+        for (const p of hyp.match.accepted) {
+          const best = bestOf.get(p);
+          if (!best || hyp.score > best.score) bestOf.set(p, hyp);
+        }
+        if (!hyp.match.open || prefix.length + hyp.tokens.length >= f.maxTokens) continue;
+        const { r, z } = masked(hyp.row, [...prefixIds, ...hyp.tokens.map((t) => t.id)]);
+        const first = hyp.tokens.length === 0;
+        for (const t of table.codeTokens) {
+          const lp = r[t.id]! - z;
+          if (hyp.score + lp <= floor) continue;
+          if (first && t.text[0] !== ' ') continue;
+          const match = matcher.advance(hyp.match, first ? t.text.slice(1) : t.text);
+          if (match) expansions.push({ hyp, id: t.id, logprob: lp, score: hyp.score + lp, match });
+        }
+      }
+      expansions.sort((a, b) => b.score - a.score);
+      const chosen = new Set<(typeof expansions)[number]>();
+      for (const p of new Set(expansions.flatMap((e) => e.match.alive))) {
+        const bar = Math.max(floor, bestOf.get(p)?.score ?? -Infinity);
+        expansions.filter((e) => e.score > bar && e.match.alive.includes(p)).slice(0, CODE_BEAM).forEach((e) => chosen.add(e));
+      }
+      const next: Hyp[] = [];
+      for (const e of chosen) {
+        const stepped = await model.decoderForward([e.id], { ...e.hyp.self, ...cross }, encoded, false, false);
+        const self: Past = {};
+        for (const [k, t] of Object.entries(stepped.past)) if (k.includes('.decoder.')) self[k] = t;
+        const row = rowAt(stepped.logits.data as Float32Array, stepped.logits.dims[2]!, 0);
+        stepped.logits.dispose();
+        const hyp = { self, row, tokens: [...e.hyp.tokens, { id: e.id, logprob: e.logprob }], score: e.score, match: e.match };
+        next.push(hyp);
+        held.add(hyp);
+      }
+      release(new Set([...next, ...bestOf.values()]));
+      live = next;
+    }
+    finished = [...new Set(bestOf.values())].sort((a, b) => b.score - a.score).slice(0, CODES_KEPT);
+    release(new Set(finished));
+    for (const hyp of finished) {
+      held.delete(hyp); // decodeOn disposes the cache it is given
+      passes.push(await decodeOn(model, encoded, opts, f, prefix, hyp, cross, rest, masked));
+    }
+  } finally {
+    release(new Set());
+    disposeAll(cross);
+  }
+  return passes;
+}
+
+/** Greedy decoding after a finished code (its first token may not glue onto it), rejoining the first pass. */
+async function decodeOn(
+  model: WhisperModel,
+  encoded: EncodedWindow,
+  opts: DecodeOptions,
+  f: Framing,
+  prefix: readonly GeneratedToken[],
+  hyp: Hyp,
+  cross: Past,
+  rest: readonly GeneratedToken[],
+  masked: (row: Float32Array, generated: readonly number[]) => { r: Float32Array; z: number },
+): Promise<Pass> {
+  const v = model.vocab;
+  const table = tokenTable(v);
+  const tokens = [...prefix, ...hyp.tokens];
+  const codeEnd = tokens.length;
+  const generated = tokens.map((t) => t.id);
+  let self = hyp.self;
+  let raw = hyp.row;
+  try {
+    while (tokens.length < f.maxTokens) {
+      opts.checkpoint?.();
+      const { r, z } = masked(raw, generated);
+      if (tokens.length === codeEnd) for (let k = 0; k < v.eot; k++) if (table.gluesOn[k]) r[k] = -Infinity;
+      const id = argmax(r);
+      if (id === v.eot || r[id] === -Infinity) break;
+      tokens.push({ id, logprob: r[id]! - z });
+      generated.push(id);
+      if (repeatsTail(generated.filter((x) => v.isText(x))) || closesAtEnd(generated, v, f.maxTsIndex)) break;
+      const at = rejoin(tokens, codeEnd, rest);
+      if (at >= 0) {
+        tokens.push(...rest.slice(at));
+        break;
+      }
+      const stepped = await model.decoderForward([id], { ...self, ...cross }, encoded, false, false);
+      disposeAll(self);
+      self = {};
+      for (const [k, t] of Object.entries(stepped.past)) if (k.includes('.decoder.')) self[k] = t;
+      raw = rowAt(stepped.logits.data as Float32Array, stepped.logits.dims[2]!, 0);
+      stepped.logits.dispose();
+    }
+  } finally {
+    disposeAll(self);
+  }
+  return { tokens, codeEnd };
+}
+
+/**
+ * Where the free tokens after a code came back to the first pass's remaining tokens: their last two
+ * match two consecutive tokens of `rest`. Returns the index in `rest` to continue from, or -1.
+ */
+function rejoin(tokens: readonly GeneratedToken[], codeEnd: number, rest: readonly GeneratedToken[]): number {
+  const n = tokens.length;
+  if (n - codeEnd < 2) return -1;
+  const [a, b] = [tokens[n - 2]!.id, tokens[n - 1]!.id];
+  for (let j = 1; j < rest.length; j++) if (rest[j - 1]!.id === a && rest[j]!.id === b) return j + 1;
+  return -1;
+}
+
+function argmax(a: Float32Array): number {
+  let best = 0;
+  for (let i = 1; i < a.length; i++) if (a[i]! > a[best]!) best = i;
+  return best;
+}
+
+export interface PassTrace {
+  /** How much less likely the code's first token was than the first pass's token at that place. */
+  gap: number;
+  text: string;
+  logprob: number;
+  firstLogprob: number;
+  accepted: boolean;
+}
+
+/**
+ * The window's tokens with codes decoded under `patterns` where the model bears them out; `first`
+ * itself when nothing changes (no patterns, strength 0, no likely place, or every constrained pass lost).
+ */
+export async function decodeWithPatterns(
+  model: WhisperModel,
+  encoded: EncodedWindow,
+  opts: DecodeOptions,
+  first: Generation,
+  patterns: readonly CompiledPattern[],
+  strength: number,
+  /** Reports each constrained pass tried (bench/bias-set/patterns.measure.ts). */
+  trace?: (t: PassTrace) => void,
+): Promise<Generation> {
+  if (patterns.length === 0 || !(strength > 0) || first.tokens.length === 0) return first;
+  const matcher = new PatternMatcher(patterns);
+  const f = framing(model, encoded, opts);
+  // grows up to the default strength and no further: unrelated speech's best constrained passes trail
+  // their first pass by 12 nats or more (bench/bias-set), and a larger credit would let them through
+  const credit = CODE_CREDIT * Math.min(1, strength / DEFAULT_STRENGTH);
+  let tokens = first.tokens;
+  let changed = false;
+  let from = 0;
+  for (let tries = 0; tries < MAX_TRIES; ) {
+    opts.checkpoint?.();
+    const scored = await scoreAndPlaces(model, encoded, f, tokens, matcher, patterns, from);
+    // the most promising place of the first run of candidate places (one spoken code), left to right
+    const run: Place[] = [];
+    for (const p of scored.places) {
+      if (run.length > 0 && p.index > run[run.length - 1]!.index + 8) break;
+      run.push(p);
+    }
+    if (run.length === 0) break;
+    const places = [...run].sort((a, b) => a.gap - b.gap).slice(0, PLACES_PER_CODE);
+    let best: { pass: Pass; logprob: number } | null = null;
+    for (const place of places) {
+      if (tries++ >= MAX_TRIES) break;
+      const floor = scored.logprob - credit - place.before;
+      const found = await constrainedPasses(model, encoded, opts, f, tokens.slice(0, place.index), tokens.slice(place.index), matcher, floor);
+      for (const pass of found) {
+        const logprob = await model.sequenceLogprob(encoded, opts, pass.tokens.map((t) => t.id));
+        const accepted = logprob + credit > scored.logprob;
+        trace?.({ gap: place.gap, text: model.vocab.decode(pass.tokens.map((t) => t.id)), logprob, firstLogprob: scored.logprob, accepted });
+        if (accepted && (!best || logprob > best.logprob)) best = { pass, logprob };
+      }
+    }
+    if (best) {
+      tokens = best.pass.tokens;
+      changed = true;
+      from = best.pass.codeEnd;
+    } else {
+      from = run[run.length - 1]!.index + 1;
+    }
+  }
+  if (!changed) return first;
+  return finish(model, encoded, opts, f, first, tokens);
+}
+
+async function finish(
+  model: WhisperModel,
+  encoded: EncodedWindow,
+  opts: DecodeOptions,
+  f: Framing,
+  first: Generation,
+  tokens: GeneratedToken[],
+): Promise<Generation> {
+  let attention: Float32Array[] | null = null;
+  if (opts.wantAttention) {
+    opts.checkpoint?.();
+    // rows as the greedy loop collects them: the position that predicted each token, and the end of
+    // text's when the window ended with one (not when cut short at the end of the audio or a loop)
+    const ids = tokens.map((t) => t.id);
+    const v = model.vocab;
+    const cut = closesAtEnd(ids, v, f.maxTsIndex) || repeatsTail(ids.filter((x) => v.isText(x))) || tokens.length >= f.maxTokens;
+    const rows = tokens.length + (cut ? 0 : 1);
+    const positions = Array.from({ length: rows }, (_, i) => f.prompt.length - 1 + i);
+    const out = await model.decoderForward([...f.prompt, ...ids].slice(0, f.prompt.length - 1 + Math.max(1, rows)), null, encoded, true, true, positions);
+    out.logits.dispose();
+    disposeAll(out.past);
+    attention = out.attention;
+  }
+  return {
+    tokens,
+    avgLogprob: tokens.reduce((a, t) => a + t.logprob, 0) / Math.max(1, tokens.length),
+    noSpeechProb: first.noSpeechProb,
+    temperature: first.temperature,
+    looped: first.looped && tokens === first.tokens,
+    attention,
+  };
+}
