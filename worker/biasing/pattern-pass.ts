@@ -245,7 +245,7 @@ interface Scored {
 
 /**
  * One teacher-forced run over `ids`: the sequence's log-probability (as WhisperModel.sequenceLogprob)
- * and the places worth trying, from token `from` on.
+ * and the places worth trying.
  */
 async function scoreAndPlaces(
   model: WhisperModel,
@@ -254,12 +254,11 @@ async function scoreAndPlaces(
   ids: readonly GeneratedToken[],
   matcher: PatternMatcher,
   patterns: readonly CompiledPattern[],
-  from: number,
 ): Promise<Scored> {
   const v = model.vocab;
   const table = tokenTable(v);
   const words = wordStarts(ids, v, table);
-  const starts = candidateStarts(words, patterns, from);
+  const starts = candidateStarts(words, patterns);
   const out = await model.decoderForward([...f.prompt, ...ids.map((t) => t.id)], null, encoded, false, true);
   const vocabSize = out.logits.dims[2]!;
   const data = out.logits.data as Float32Array;
@@ -312,14 +311,14 @@ function wordStarts(ids: readonly GeneratedToken[], v: WhisperVocabulary, table:
  * letter or digit name) at most LOOKAHEAD_WORDS words on ("Slide 2 with 916", "ticket decay 831-2"),
  * not inside a run the text rewrite already turns into a code.
  */
-function candidateStarts(words: readonly Word[], patterns: readonly CompiledPattern[], from: number): Set<number> {
+function candidateStarts(words: readonly Word[], patterns: readonly CompiledPattern[]): Set<number> {
   const texts = words.map((w) => w.text);
   const covered = new Set<number>();
   for (const s of findPatternSpans(texts, patterns)) for (let k = s.start; k < s.end; k++) covered.add(k);
   const material = texts.map((t) => /\d/.test(t) || mayBeCodeWord(t));
   const starts = new Set<number>();
   for (let w = 0; w < words.length; w++) {
-    if (words[w]!.index < from || covered.has(w)) continue;
+    if (covered.has(w)) continue;
     let near = false;
     for (let k = w; k < Math.min(words.length, w + 1 + LOOKAHEAD_WORDS) && !covered.has(k); k++) near ||= material[k]!;
     if (near) starts.add(words[w]!.index);
@@ -545,12 +544,14 @@ export async function decodeWithPatterns(
   let tokens = first.tokens;
   let changed = false;
   let from = 0;
+  let scored: Scored | null = null;
   for (let tries = 0; tries < MAX_TRIES; ) {
     opts.checkpoint?.();
-    const scored = await scoreAndPlaces(model, encoded, f, tokens, matcher, patterns, from);
+    // scored again only when the tokens changed
+    scored ??= await scoreAndPlaces(model, encoded, f, tokens, matcher, patterns);
     // the most promising place of the first run of candidate places (one spoken code), left to right
     const run: Place[] = [];
-    for (const p of scored.places) {
+    for (const p of scored.places.filter((q) => q.index >= from)) {
       if (run.length > 0 && p.index > run[run.length - 1]!.index + 8) break;
       run.push(p);
     }
@@ -572,6 +573,7 @@ export async function decodeWithPatterns(
       tokens = best.pass.tokens;
       changed = true;
       from = best.pass.codeEnd;
+      scored = null;
     } else {
       from = run[run.length - 1]!.index + 1;
     }
