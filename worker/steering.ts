@@ -1,6 +1,7 @@
 import type { EngineRequest } from '../src/engine-types';
 import { compilePattern, type CompiledPattern } from '../src/api/patterns';
 import { biasPlan, decodeWithPhrases } from './biasing/phrase-pass';
+import { decodeWithPatterns } from './biasing/pattern-pass';
 import { decodeWindow, type DecodeOptions } from './decode-window';
 import { fillerTokenIds, VERBATIM_BOOST, verbatimPrompt } from './fillers';
 import type { EncodedWindow, Generation, WhisperModel } from './whisper';
@@ -8,7 +9,7 @@ import type { EncodedWindow, Generation, WhisperModel } from './whisper';
 /** A window's decoding options before steering: what every request sets. */
 export type WindowOptions = Pick<DecodeOptions, 'language' | 'wantAttention' | 'audioSeconds' | 'checkpoint'>;
 
-/** How a request steers decoding: verbatim fillers, vocabulary biasing, and patterns applied to the text. */
+/** How a request steers decoding: verbatim fillers, vocabulary biasing, patterns (at decode time here, in the text afterwards). */
 export interface Steering {
   /** Decodes one window as the request asks (one pass, or a second, biased look; see phrase-pass.ts). */
   decode(encoded: EncodedWindow, opts: WindowOptions): Promise<Generation>;
@@ -17,12 +18,15 @@ export interface Steering {
 
 export function steeringFor(whisper: WhisperModel, request: EngineRequest): Steering {
   const plan = request.phrases.length > 0 ? biasPlan(request.biasStrength) : null;
+  const patterns = request.patterns.map(compilePattern);
   return {
-    patterns: request.patterns.map(compilePattern),
+    patterns,
     async decode(encoded, opts) {
       const options = { ...opts, ...fillerOptions(whisper, request, opts.language) };
       const first = await decodeWindow(whisper, encoded, options);
-      return plan ? decodeWithPhrases(whisper, encoded, options, first, request.phrases, plan) : first;
+      if (plan) return decodeWithPhrases(whisper, encoded, options, first, request.phrases, plan);
+      // patterns never come with phrases (400 session_rejected)
+      return patterns.length > 0 ? decodeWithPatterns(whisper, encoded, options, first, patterns, request.biasStrength) : first;
     },
   };
 }

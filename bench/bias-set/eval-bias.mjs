@@ -3,7 +3,7 @@
  *
  * The biasing report: runs bench/bias-set/phrases.measure.ts (term recall, WER on the phrase clips, WER
  * and false insertions of the 250-phrase list on unrelated audio) and patterns.measure.ts (codes exact)
- * for every model × flite voice, each strength decoded as the engine would (steering.ts biasPlan), and
+ * for every model × flite voice, each strength decoded as the engine would (phrase-pass.ts biasPlan), and
  * prints one table. ../shared/eval/en (voice-independent) is decoded with the first voice only.
  */
 import { spawnSync } from 'node:child_process';
@@ -33,6 +33,7 @@ export function runBiasEval(options) {
         VOICES: voice,
         CONDITIONS: strengths.map((s) => `S${s}`).join(','),
         EN: withEn && vi === 0 ? '1' : '0',
+        UNRELATED: vi === 0 ? '1' : '0',
         LOG: log,
       };
       for (const file of ['phrases.measure.ts', 'patterns.measure.ts']) {
@@ -50,7 +51,7 @@ export function runBiasEval(options) {
       for (const line of lines) {
         const m = /^S([\d.]+) \| (.*)$/.exec(line);
         if (m) rows.push(`${model} | ${voice} | ${m[1]} | ${m[2]}`);
-        if (line.startsWith('codes exact')) rows.push(`${model} | ${voice} | codes | ${line}`);
+        if (line.startsWith('codes exact') || line.startsWith('false rewrites')) rows.push(`${model} | ${voice} | patterns | ${line}`);
       }
     }
   }

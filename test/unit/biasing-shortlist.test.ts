@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { occurrences } from '../../worker/biasing/phrase-pass';
 import { rankPhrases, soundKey } from '../../worker/biasing/shortlist';
 import { madeUpPhrases } from '../../bench/bias-set/phrase-list';
 
@@ -29,5 +30,15 @@ describe('phrase shortlist (sound-alike ranking against an unbiased transcriptio
     expect(rankPhrases('', list)).toEqual(list);
     expect(rankPhrases('alpha', list)[0]).toBe('Alpha');
     expect([...rankPhrases('beta', list)].sort()).toEqual([...list].sort());
+  });
+});
+
+describe('phrase occurrences (what a biased pass gained)', () => {
+  it('counts whole words, ignoring case and punctuation', () => {
+    expect(occurrences('Then open the ComfyUI folder, again in the comfyui.', 'ComfyUI')).toBe(2);
+    expect(occurrences('Grafanas are not Grafana', 'Grafana')).toBe(1);
+    expect(occurrences('to Siobhan  Nguyen, by Friday', 'Siobhan Nguyen')).toBe(1);
+    expect(occurrences('Terraform on Hetzner', '')).toBe(0);
+    expect(occurrences('Café Zürich', 'café zürich')).toBe(1);
   });
 });

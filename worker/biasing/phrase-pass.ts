@@ -1,4 +1,4 @@
-import { decodeWindow, isSilence, type DecodeOptions } from '../decode-window';
+import { isSilence, type DecodeOptions } from '../decode-window';
 import type { EncodedWindow, Generation, WhisperModel } from '../whisper';
 import { createBiasProcessor } from './processor';
 import { phrasePrompt, promptForPhrases } from './prompt';
@@ -33,7 +33,7 @@ export function biasPlan(strength: number): BiasPlan | null {
 /** What a comparison of the passes saw (for measurements). */
 export interface PhraseComparison {
   gained: string[];
-  /** How much less likely the biased pass is, per phrase token it gained, without the phrase prompt. */
+  /** How much less likely the biased pass is, per token of the phrases it gained, without the phrase prompt. */
   costPerToken: number;
   biasedText: string;
 }
@@ -45,7 +45,7 @@ export interface PhraseComparison {
  * 2. the window is decoded again with that prompt, boosting tokens that extend a listed phrase
  *    (processor.ts: an abandoned partial match gives its boost back), once per proposal strength;
  * 3. passes that hold listed phrases the first did not are scored by the model without the phrase
- *    prompt; the likeliest wins, each biased pass credited `credit` per phrase token it gained.
+ *    prompt; the likeliest wins, each biased pass credited `credit` per token of each phrase it gained.
  * Speech that sounds like no phrase keeps its unbiased transcription: the prompt and the boost, which
  * on their own insert names and change style, only propose.
  */
@@ -77,8 +77,8 @@ export async function decodeWithPhrases(
     tried.add(text);
     const gained = shortlist.filter((p) => occurrences(text, p) > occurrences(firstText, p));
     if (gained.length === 0) continue;
-    // every new occurrence's tokens: the credit is per phrase token the biased pass gained
-    const phraseTokens = gained.reduce((n, p) => n + (occurrences(text, p) - occurrences(firstText, p)) * vocab.encode(` ${p}`).length, 0);
+    // once per phrase, however often it was gained: a pass that repeats a name must not earn credit by it
+    const phraseTokens = gained.reduce((n, p) => n + vocab.encode(` ${p}`).length, 0);
     if (firstScore === null) bestScore = firstScore = await model.sequenceLogprob(encoded, frame, ids(first));
     const score = await model.sequenceLogprob(encoded, frame, ids(proposal));
     onCompare?.({ gained, costPerToken: (firstScore - score) / phraseTokens, biasedText: text });
@@ -88,6 +88,10 @@ export async function decodeWithPhrases(
   return best;
 }
 
+/**
+ * One biased pass at temperature 0 only: the temperature fallback's sampled passes made proposals
+ * several times dearer (base: 9x the unbiased decoding time) for the rare name they found.
+ */
 function propose(
   model: WhisperModel,
   encoded: EncodedWindow,
@@ -97,8 +101,9 @@ function propose(
   beam: number,
 ): Promise<Generation> {
   const adjust = opts.adjustLogits;
-  return decodeWindow(model, encoded, {
+  return model.generate(encoded, {
     ...opts,
+    temperature: 0,
     promptIds,
     adjustLogits: (logits, generated) => {
       adjust?.(logits, generated);
