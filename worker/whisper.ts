@@ -280,7 +280,8 @@ export class WhisperModel {
     return new DecoderSteps(this, encoded, prompt, prefix.length, opts.checkpoint);
   }
 
-  private framing(encoded: EncodedWindow, opts: Pick<GenerateOptions, 'language' | 'promptIds' | 'maxTokens' | 'audioSeconds'>) {
+  /** The prompt before the generated tokens, and the token and timestamp limits of a pass with `opts`. */
+  framing(encoded: EncodedWindow, opts: Pick<GenerateOptions, 'language' | 'promptIds' | 'maxTokens' | 'audioSeconds'>) {
     const v = this.vocab;
     const prefix = opts.promptIds?.length ? [v.startOfPrev, ...opts.promptIds] : [];
     const prompt = [...prefix, v.sot, v.languageToken(opts.language), v.transcribe];
@@ -438,15 +439,15 @@ export class WhisperModel {
   }
 }
 
-type Past = Record<string, Tensor>;
+export type Past = Record<string, Tensor>;
 
 /** The entries of `past` whose name contains `part` ('.decoder.' or '.encoder.'). */
-function pick(past: Past, part: string): Past {
+export function pick(past: Past, part: string): Past {
   return Object.fromEntries(Object.entries(past).filter(([k]) => k.includes(part)));
 }
 
 /** A copy of the vocabulary row at decoder position `index` of logits [1, seq, vocab]. */
-function rowAt(logits: Tensor, index: number): Float32Array {
+export function rowAt(logits: Tensor, index: number): Float32Array {
   const vocabSize = logits.dims[2]!;
   return (logits.data as Float32Array).slice(index * vocabSize, (index + 1) * vocabSize);
 }
@@ -460,7 +461,7 @@ function softmaxAt(logits: Tensor, index: number, id: number): number {
   return Math.exp(row[id]! - logSumExp(row, 0, row.length));
 }
 
-function argmax(a: Float32Array): number {
+export function argmax(a: Float32Array): number {
   let best = 0;
   for (let i = 1; i < a.length; i++) if (a[i]! > a[best]!) best = i;
   return best;
@@ -479,7 +480,7 @@ function sample(logits: Float32Array, temperature: number, random: () => number)
 }
 
 /** A segment just closed at (or within 0.3 s of) the end of the audio: nothing is left to transcribe. */
-function closesAtEnd(ids: readonly number[], vocab: WhisperVocabulary, maxTsIndex: number): boolean {
+export function closesAtEnd(ids: readonly number[], vocab: WhisperVocabulary, maxTsIndex: number): boolean {
   const n = ids.length;
   if (n < 2 || !vocab.isTimestamp(ids[n - 1]!) || vocab.isTimestamp(ids[n - 2]!)) return false;
   return ids[n - 1]! - vocab.timestampBegin >= maxTsIndex - 15;

@@ -1,8 +1,20 @@
-import type { CompiledPattern, PatternNode } from '../../src/api/patterns';
+import type { CompiledPattern } from '../../src/api/patterns';
 import type { DecodeOptions } from '../decode-window';
 import { applyTimestampRules, logSumExp } from '../logit-rules';
 import type { WhisperVocabulary } from '../tokenizer';
-import { repeatsTail, type EncodedWindow, type GeneratedToken, type Generation, type WhisperModel } from '../whisper';
+import {
+  argmax,
+  closesAtEnd,
+  pick,
+  repeatsTail,
+  rowAt,
+  type EncodedWindow,
+  type GeneratedToken,
+  type Generation,
+  type Past,
+  type WhisperModel,
+} from '../whisper';
+import { PatternMatcher, type MatchState } from './pattern-matcher';
 import { findPatternSpans, mayBeCodeWord } from './spoken-patterns';
 
 /**
@@ -13,141 +25,6 @@ import { findPatternSpans, mayBeCodeWord } from './spoken-patterns';
  * it nearly as likely as the first (teacher-forced log-probability of each whole window, plus a credit
  * per code that grows with bias_strength), so speech without a code keeps its first pass.
  */
-
-// ---------------------------------------------------------------------------------------------------
-// Incremental matcher: does a written prefix still lead to a match of some pattern?
-
-interface NfaNode {
-  /** null: an epsilon node (a choice, or the accepting end when `out` is empty). */
-  test: ((c: string) => boolean) | null;
-  out: number[];
-}
-
-/** The set of NFA nodes reached after the text so far; `accepting` when that text is a whole match. */
-export interface MatchState {
-  readonly key: string;
-  readonly nodes: readonly number[];
-  readonly accepting: boolean;
-  /** Some character can still follow. */
-  readonly open: boolean;
-  /** Indices of the patterns the text is still a prefix of a match of, and of those it matches. */
-  readonly alive: readonly number[];
-  readonly accepted: readonly number[];
-}
-
-/**
- * A Thompson NFA over all patterns at once (repeats unrolled: a pattern is at most 32 characters),
- * stepped a character at a time with memoised transitions. Case-sensitive, like the patterns' regex.
- */
-export class PatternMatcher {
-  private readonly nfa: NfaNode[] = [];
-  /** The pattern each node belongs to; each pattern has its own accepting node. */
-  private readonly owner: number[] = [];
-  private readonly accepts = new Set<number>();
-  private building = 0;
-  private readonly states = new Map<string, MatchState>();
-  private readonly steps = new Map<string, MatchState | null>();
-  readonly start: MatchState;
-
-  constructor(patterns: readonly CompiledPattern[]) {
-    const entries = patterns.map((p, i) => {
-      this.building = i;
-      const accept = this.add(null, []);
-      this.accepts.add(accept);
-      return this.build(p.ast, accept);
-    });
-    this.start = this.state(this.closure(entries));
-  }
-
-  /** The state after `text`, or null when no pattern has a match starting with it. */
-  advance(state: MatchState, text: string): MatchState | null {
-    let s: MatchState | null = state;
-    for (const c of text) {
-      if (!s) return null;
-      s = this.step(s, c);
-    }
-    return s;
-  }
-
-  /** Whether `text` as a whole matches a pattern. */
-  matches(text: string): boolean {
-    return this.advance(this.start, text)?.accepting ?? false;
-  }
-
-  private step(state: MatchState, c: string): MatchState | null {
-    const key = `${state.key}|${c}`;
-    let next = this.steps.get(key);
-    if (next === undefined) {
-      const targets = state.nodes.flatMap((n) => (this.nfa[n]!.test!(c) ? this.nfa[n]!.out : []));
-      next = targets.length > 0 ? this.state(this.closure(targets)) : null;
-      if (next && next.alive.length === 0) next = null;
-      this.steps.set(key, next);
-    }
-    return next;
-  }
-
-  private state(reached: Set<number>): MatchState {
-    const nodes = [...reached].filter((n) => this.nfa[n]!.test !== null).sort((a, b) => a - b);
-    const ends = [...reached].filter((n) => this.accepts.has(n)).sort((a, b) => a - b);
-    const key = `${ends.join(',')}|${nodes.join(',')}`;
-    let s = this.states.get(key);
-    if (!s) {
-      const accepted = [...new Set(ends.map((n) => this.owner[n]!))];
-      const alive = [...new Set([...nodes, ...ends].map((n) => this.owner[n]!))];
-      s = { key, nodes, accepting: accepted.length > 0, open: nodes.length > 0, alive, accepted };
-      this.states.set(key, s);
-    }
-    return s;
-  }
-
-  private closure(from: readonly number[]): Set<number> {
-    const seen = new Set<number>();
-    const stack = [...from];
-    while (stack.length > 0) {
-      const n = stack.pop()!;
-      if (seen.has(n)) continue;
-      seen.add(n);
-      if (this.nfa[n]!.test === null) stack.push(...this.nfa[n]!.out);
-    }
-    return seen;
-  }
-
-  private add(test: NfaNode['test'], out: number[]): number {
-    this.nfa.push({ test, out });
-    this.owner.push(this.building);
-    return this.nfa.length - 1;
-  }
-
-  /** Adds `node` so that matching it leads on to `next`; returns its entry. */
-  private build(node: PatternNode, next: number): number {
-    switch (node.kind) {
-      case 'literal':
-      case 'separator': {
-        const ch = node.char;
-        return this.add((c) => c === ch, [next]);
-      }
-      case 'class': {
-        const ranges = node.ranges;
-        return this.add((c) => ranges.some(([from, to]) => c >= from && c <= to), [next]);
-      }
-      case 'sequence': {
-        let entry = next;
-        for (let i = node.items.length - 1; i >= 0; i--) entry = this.build(node.items[i]!, entry);
-        return entry;
-      }
-      case 'repeat': {
-        // X{m,n} as X…X (m times) then (X(X(…)?)?)? with n - m optional copies
-        let entry = next;
-        for (let i = node.min; i < node.max; i++) entry = this.add(null, [this.build(node.node, entry), next]);
-        for (let i = 0; i < node.min; i++) entry = this.build(node.node, entry);
-        return entry;
-      }
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Token tables
 
 interface TokenTable {
   /** Text tokens made only of characters a code can hold (letters, digits, space, '-'), with their text. */
@@ -176,9 +53,6 @@ function tokenTable(vocab: WhisperVocabulary): TokenTable {
   return table;
 }
 
-// ---------------------------------------------------------------------------------------------------
-// The second pass
-
 /**
  * Credit (in nats of log-probability, at the default bias_strength 0.45) a window's constrained pass
  * gets over its first pass per code. On bench/bias-set (patterns.measure.ts, tiny and base) right
@@ -198,36 +72,10 @@ const START_MARGIN = 12;
 /** Words after a possible start within which code material (a digit, a letter name …) must appear. */
 const LOOKAHEAD_WORDS = 3;
 
-interface Framing {
-  prompt: number[];
-  maxTokens: number;
-  maxTsIndex: number;
-}
-
-function framing(model: WhisperModel, encoded: EncodedWindow, opts: DecodeOptions): Framing {
-  const v = model.vocab;
-  const prefix = opts.promptIds?.length ? [v.startOfPrev, ...opts.promptIds] : [];
-  const prompt = [...prefix, v.sot, v.languageToken(opts.language), v.transcribe];
-  return {
-    prompt,
-    maxTokens: Math.min(opts.maxTokens ?? 224, 440 - prompt.length),
-    maxTsIndex: Math.min(encoded.frames, Math.ceil(opts.audioSeconds / 0.02)),
-  };
-}
-
-function rowAt(data: Float32Array, vocabSize: number, index: number): Float32Array {
-  return data.slice(index * vocabSize, (index + 1) * vocabSize);
-}
+type Framing = ReturnType<WhisperModel['framing']>;
 
 function disposeAll(past: Record<string, { dispose(): void }>): void {
   for (const t of Object.values(past)) t.dispose();
-}
-
-/** Whisper's end-of-audio stop (a segment closed within 0.3 s of the end), as in the greedy loop. */
-function closesAtEnd(ids: readonly number[], vocab: WhisperVocabulary, maxTsIndex: number): boolean {
-  const n = ids.length;
-  if (n < 2 || !vocab.isTimestamp(ids[n - 1]!) || vocab.isTimestamp(ids[n - 2]!)) return false;
-  return ids[n - 1]! - vocab.timestampBegin >= maxTsIndex - 15;
 }
 
 /** A place in the current tokens where a code may start: token index, and how much a code start trails the token there. */
@@ -332,8 +180,6 @@ interface Pass {
   codeEnd: number;
 }
 
-type Past = Awaited<ReturnType<WhisperModel['decoderForward']>>['past'];
-
 /** A hypothesis of the code: its tokens so far, its self-attention cache and the logits after it. */
 interface Hyp {
   self: Past;
@@ -372,11 +218,10 @@ async function constrainedPasses(
   const adjust = opts.adjustLogits ?? opts.beam?.adjustLogits;
   const prefixIds = prefix.map((t) => t.id);
   const out = await model.decoderForward([...f.prompt, ...prefixIds], null, encoded, false, true);
-  const row0 = rowAt(out.logits.data as Float32Array, out.logits.dims[2]!, f.prompt.length + prefixIds.length - 1);
+  const row0 = rowAt(out.logits, f.prompt.length + prefixIds.length - 1);
   out.logits.dispose();
-  const cross: Past = {};
-  const self0: Past = {};
-  for (const [k, t] of Object.entries(out.past)) (k.includes('.encoder.') ? cross : self0)[k] = t;
+  const cross = pick(out.past, '.encoder.');
+  const self0 = pick(out.past, '.decoder.');
   const masked = (row: Float32Array, generated: readonly number[]) => {
     const r = row.slice();
     applyTimestampRules(r, generated, v, f.maxTsIndex);
@@ -423,9 +268,8 @@ async function constrainedPasses(
       const next: Hyp[] = [];
       for (const e of chosen) {
         const stepped = await model.decoderForward([e.id], { ...e.hyp.self, ...cross }, encoded, false, false);
-        const self: Past = {};
-        for (const [k, t] of Object.entries(stepped.past)) if (k.includes('.decoder.')) self[k] = t;
-        const row = rowAt(stepped.logits.data as Float32Array, stepped.logits.dims[2]!, 0);
+        const self = pick(stepped.past, '.decoder.');
+        const row = rowAt(stepped.logits, 0);
         stepped.logits.dispose();
         const hyp = { self, row, tokens: [...e.hyp.tokens, { id: e.id, logprob: e.logprob }], score: e.score, match: e.match };
         next.push(hyp);
@@ -483,9 +327,8 @@ async function decodeOn(
       }
       const stepped = await model.decoderForward([id], { ...self, ...cross }, encoded, false, false);
       disposeAll(self);
-      self = {};
-      for (const [k, t] of Object.entries(stepped.past)) if (k.includes('.decoder.')) self[k] = t;
-      raw = rowAt(stepped.logits.data as Float32Array, stepped.logits.dims[2]!, 0);
+      self = pick(stepped.past, '.decoder.');
+      raw = rowAt(stepped.logits, 0);
       stepped.logits.dispose();
     }
   } finally {
@@ -504,12 +347,6 @@ function rejoin(tokens: readonly GeneratedToken[], codeEnd: number, rest: readon
   const [a, b] = [tokens[n - 2]!.id, tokens[n - 1]!.id];
   for (let j = 1; j < rest.length; j++) if (rest[j - 1]!.id === a && rest[j]!.id === b) return j + 1;
   return -1;
-}
-
-function argmax(a: Float32Array): number {
-  let best = 0;
-  for (let i = 1; i < a.length; i++) if (a[i]! > a[best]!) best = i;
-  return best;
 }
 
 export interface PassTrace {
@@ -537,7 +374,7 @@ export async function decodeWithPatterns(
 ): Promise<Generation> {
   if (patterns.length === 0 || !(strength > 0) || first.tokens.length === 0) return first;
   const matcher = new PatternMatcher(patterns);
-  const f = framing(model, encoded, opts);
+  const f = model.framing(encoded, opts);
   // grows up to the default strength and no further: unrelated speech's best constrained passes trail
   // their first pass by 12 nats or more (bench/bias-set), and a larger credit would let them through
   const credit = CODE_CREDIT * Math.min(1, strength / DEFAULT_STRENGTH);
