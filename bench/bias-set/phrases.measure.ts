@@ -77,7 +77,7 @@ it('phrase biasing: recall, WER, false insertions', async () => {
       let compared = '';
       const gen = plan
         ? await decodeWithPhrases(model, enc.encoded, opts, first, phrases, plan, (c) => {
-            compared += ` [${c.gained.join(', ')}: cost ${c.costPerToken.toFixed(2)}/token vs credit ${plan.credit.toFixed(2)}; biased: ${c.biasedText.trim()}]`;
+            compared += ` [${c.gained.join(', ')}: cost ${c.costPerPhrase.toFixed(1)}/phrase vs credit ${plan.credit.toFixed(2)}; biased: ${c.biasedText.trim()}]`;
           })
         : first;
       const text = textOf(gen);

@@ -8,11 +8,12 @@ import { rankPhrases } from './shortlist';
 export const DEFAULT_STRENGTH = 0.45;
 
 /**
- * Log-probability per phrase token that bias_strength 1 lets a biased transcription cost. At the default
- * 0.45 that is 7.2: on the bias set every phrase truly spoken and proposed cost at most 6.8 per token,
- * while names proposed into unrelated speech cost over 10 (bench/bias-set/README.md).
+ * Log-probability a listed phrase may cost, at the default strength, and still be kept: how much less
+ * likely the unbiased model may find a transcription for holding it. On the bias set (bench/bias-set/
+ * README.md) phrases truly spoken and proposed cost at most 20, names proposed into unrelated speech 29
+ * or more. Per phrase, not per token: once a long made-up name is begun its further tokens are cheap.
  */
-export const CREDIT_PER_STRENGTH = 16;
+export const PHRASE_CREDIT = 24;
 
 /** How a bias_strength is spent (see decodeWithPhrases). */
 export interface BiasPlan {
@@ -20,21 +21,24 @@ export interface BiasPlan {
   proposals: number[];
   /** Beam size of the biased passes (1: greedy). */
   beam: number;
-  /** Log-probability a phrase token may cost and still be kept, when the passes are compared. */
+  /** Log-probability each gained phrase may cost and still be kept, when the passes are compared. */
   credit: number;
 }
 
-/** bias_strength 0 is off (the unbiased pass only); above 0 the strength sets the credit. */
+/**
+ * bias_strength 0 is off (the unbiased pass only). Above 0 the strength sets the credit, growing with its
+ * square root: at 1 it is 36, and proposals into unrelated speech begin to pass (the spec's warning).
+ */
 export function biasPlan(strength: number): BiasPlan | null {
   if (!(strength > 0)) return null;
-  return { proposals: [DEFAULT_STRENGTH, 1], beam: 1, credit: strength * CREDIT_PER_STRENGTH };
+  return { proposals: [DEFAULT_STRENGTH, 1], beam: 1, credit: PHRASE_CREDIT * Math.sqrt(strength / DEFAULT_STRENGTH) };
 }
 
 /** What a comparison of the passes saw (for measurements). */
 export interface PhraseComparison {
   gained: string[];
-  /** How much less likely the biased pass is, per token of the phrases it gained, without the phrase prompt. */
-  costPerToken: number;
+  /** How much less likely the biased pass is, per phrase it gained, without the phrase prompt. */
+  costPerPhrase: number;
   biasedText: string;
 }
 
@@ -45,7 +49,7 @@ export interface PhraseComparison {
  * 2. the window is decoded again with that prompt, boosting tokens that extend a listed phrase
  *    (processor.ts: an abandoned partial match gives its boost back), once per proposal strength;
  * 3. passes that hold listed phrases the first did not are scored by the model without the phrase
- *    prompt; the likeliest wins, each biased pass credited `credit` per token of each phrase it gained.
+ *    prompt; the likeliest wins, each biased pass credited `credit` per phrase it gained.
  * Speech that sounds like no phrase keeps its unbiased transcription: the prompt and the boost, which
  * on their own insert names and change style, only propose.
  */
@@ -73,16 +77,16 @@ export async function decodeWithPhrases(
   for (const strength of plan.proposals) {
     const proposal = await propose(model, encoded, opts, promptIds, createBiasProcessor(vocab, shortlist, strength), plan.beam);
     const text = textOf(model, proposal);
-    if (tried.has(text)) continue;
+    // a pass that fell into a loop proposes the loop, not the phrase
+    if (proposal.looped || tried.has(text)) continue;
     tried.add(text);
     const gained = shortlist.filter((p) => occurrences(text, p) > occurrences(firstText, p));
     if (gained.length === 0) continue;
-    // once per phrase, however often it was gained: a pass that repeats a name must not earn credit by it
-    const phraseTokens = gained.reduce((n, p) => n + vocab.encode(` ${p}`).length, 0);
     if (firstScore === null) bestScore = firstScore = await model.sequenceLogprob(encoded, frame, ids(first));
     const score = await model.sequenceLogprob(encoded, frame, ids(proposal));
-    onCompare?.({ gained, costPerToken: (firstScore - score) / phraseTokens, biasedText: text });
-    const credited = score + plan.credit * phraseTokens;
+    onCompare?.({ gained, costPerPhrase: (firstScore - score) / gained.length, biasedText: text });
+    // once per phrase, however often it was gained: a pass that repeats a name must not earn credit by it
+    const credited = score + plan.credit * gained.length;
     if (credited > bestScore) [best, bestScore] = [proposal, credited];
   }
   return best;
