@@ -75,7 +75,7 @@ export async function decodeWithPhrases(
   let bestScore = -Infinity;
   const tried = new Set<string>();
   for (const strength of plan.proposals) {
-    const proposal = await propose(model, encoded, opts, promptIds, createBiasProcessor(vocab, shortlist, strength), plan.beam);
+    const proposal = await propose(model, encoded, { ...opts, maxTokens: proposalLimit(first) }, promptIds, createBiasProcessor(vocab, shortlist, strength), plan.beam);
     const text = textOf(model, proposal);
     // a pass that fell into a loop proposes the loop, not the phrase
     if (proposal.looped || tried.has(text)) continue;
@@ -90,6 +90,14 @@ export async function decodeWithPhrases(
     if (credited > bestScore) [best, bestScore] = [proposal, credited];
   }
   return best;
+}
+
+/**
+ * A proposal may run somewhat longer than the unbiased pass (a name can take more tokens than what it
+ * replaces), not on and on: a prompted pass that lists names past the speech is stopped early.
+ */
+function proposalLimit(first: Generation): number {
+  return Math.ceil(first.tokens.length * 1.5) + 8;
 }
 
 /**
