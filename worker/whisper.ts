@@ -274,6 +274,20 @@ export class WhisperModel {
     return sum;
   }
 
+  /**
+   * The alignment heads' attention rows for a finished pass, by one teacher-forced run, as the greedy
+   * loop collects them: from the position that predicted each token, and the end of text's when the
+   * pass ended with one. For passes decoded without attention (beam, constrained, proposals).
+   */
+  async attentionRows(encoded: EncodedWindow, prompt: readonly number[], ids: readonly number[], endedWithEot: boolean): Promise<Float32Array[]> {
+    const rows = ids.length + (endedWithEot ? 1 : 0);
+    const positions = Array.from({ length: rows }, (_, i) => prompt.length - 1 + i);
+    const out = await this.decoderForward([...prompt, ...ids].slice(0, prompt.length - 1 + Math.max(1, rows)), null, encoded, true, true, positions);
+    out.logits.dispose();
+    this.releasePast(out.past);
+    return out.attention ?? [];
+  }
+
   /** A decoder over `encoded` stepping hypotheses one token at a time (see DecoderSteps). */
   decoderSteps(encoded: EncodedWindow, opts: Pick<GenerateOptions, 'language' | 'promptIds' | 'checkpoint'>): DecoderSteps {
     const { prefix, prompt } = this.framing(encoded, { ...opts, audioSeconds: 0 });
@@ -321,14 +335,7 @@ export class WhisperModel {
     let attention: Float32Array[] | null = null;
     if (opts.wantAttention) {
       opts.checkpoint?.();
-      // rows as the greedy loop collects them: the position that predicted each token, and the eot's
-      const rows = tokens.length + (result.endedWithEot ? 1 : 0);
-      const positions = Array.from({ length: rows }, (_, i) => prompt.length - 1 + i);
-      const ids = [...prompt, ...result.tokens].slice(0, prompt.length - 1 + Math.max(1, rows));
-      const out = await this.decoderForward(ids, null, encoded, true, true, positions);
-      out.logits.dispose();
-      this.releasePast(out.past);
-      attention = out.attention;
+      attention = await this.attentionRows(encoded, prompt, result.tokens, result.endedWithEot);
     }
     return {
       tokens,
@@ -487,6 +494,14 @@ export function closesAtEnd(ids: readonly number[], vocab: WhisperVocabulary, ma
 }
 
 /** True when the tail of `ids` is one n-gram (n ≤ 16) repeated at least 4 times: a decoding loop. */
+/**
+ * Whether a greedy pass that generated `ids` under `framing` stopped at <|endoftext|>, rather than being
+ * cut at the end of the audio, by a loop or by its token limit (generate()'s other stops).
+ */
+export function endedWithEot(ids: readonly number[], vocab: WhisperVocabulary, framing: { maxTsIndex: number; maxTokens: number }): boolean {
+  return !(closesAtEnd(ids, vocab, framing.maxTsIndex) || repeatsTail(ids.filter((id) => vocab.isText(id))) || ids.length >= framing.maxTokens);
+}
+
 export function repeatsTail(ids: readonly number[]): boolean {
   for (let n = 1; n <= 16; n++) {
     const reps = n === 1 ? 12 : 4;

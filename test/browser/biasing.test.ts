@@ -67,10 +67,16 @@ async function fixture(path: string): Promise<ArrayBuffer> {
 
 describe('vocabulary biasing with whisper-tiny (real model, real Chromium)', () => {
   /** The engine's biased decoding (worker/biasing/phrase-pass.ts) after an unbiased pass. */
-  async function decodeBiased(clip: { encoded: EncodedWindow; seconds: number }, phrases: string[], strength: number) {
-    const opts = { language: 'en', wantAttention: false, audioSeconds: clip.seconds };
+  async function decodeBiased(clip: { encoded: EncodedWindow; seconds: number }, phrases: string[], strength: number, wantAttention = false) {
+    const opts = { language: 'en', wantAttention, audioSeconds: clip.seconds };
     const first = await decodeWindow(model, clip.encoded, opts);
     const gen = await decodeWithPhrases(model, clip.encoded, opts, first, phrases, biasPlan(strength)!);
+    if (wantAttention) {
+      // a winning proposal is aligned afterwards: a row per token (and the end of text's), over every frame
+      expect(gen.attention!.length - gen.tokens.length).toBeGreaterThanOrEqual(0);
+      expect(gen.attention!.length - gen.tokens.length).toBeLessThanOrEqual(1);
+      for (const row of gen.attention!) expect(row.length % clip.encoded.frames).toBe(0);
+    }
     return model.vocab.decode(gen.tokens.map((t) => t.id)).trim();
   }
 
@@ -89,7 +95,7 @@ describe('vocabulary biasing with whisper-tiny (real model, real Chromium)', () 
     const clip = await encodeBytes(await fixture('phrase-grafana-slt.wav'));
     const plain = await decode(clip);
     const others = Array.from({ length: 249 }, (_, i) => `Zorblax${i}`);
-    const biased = await decodeBiased(clip, [...others, 'Grafana'], 0.45);
+    const biased = await decodeBiased(clip, [...others, 'Grafana'], 0.45, true);
     console.log(`plain «${plain.text}»\nbiased «${biased}»`);
     expect(plain.text).not.toContain('Grafana');
     expect(biased).toMatch(/dashboard into Grafana/);

@@ -5,6 +5,7 @@ import type { WhisperVocabulary } from '../tokenizer';
 import {
   argmax,
   closesAtEnd,
+  endedWithEot,
   pick,
   repeatsTail,
   rowAt,
@@ -430,17 +431,8 @@ async function finish(
   let attention: Float32Array[] | null = null;
   if (opts.wantAttention) {
     opts.checkpoint?.();
-    // rows as the greedy loop collects them: the position that predicted each token, and the end of
-    // text's when the window ended with one (not when cut short at the end of the audio or a loop)
     const ids = tokens.map((t) => t.id);
-    const v = model.vocab;
-    const cut = closesAtEnd(ids, v, f.maxTsIndex) || repeatsTail(ids.filter((x) => v.isText(x))) || tokens.length >= f.maxTokens;
-    const rows = tokens.length + (cut ? 0 : 1);
-    const positions = Array.from({ length: rows }, (_, i) => f.prompt.length - 1 + i);
-    const out = await model.decoderForward([...f.prompt, ...ids].slice(0, f.prompt.length - 1 + Math.max(1, rows)), null, encoded, true, true, positions);
-    out.logits.dispose();
-    disposeAll(out.past);
-    attention = out.attention;
+    attention = await model.attentionRows(encoded, f.prompt, ids, endedWithEot(ids, model.vocab, f));
   }
   return {
     tokens,

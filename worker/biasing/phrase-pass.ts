@@ -1,5 +1,5 @@
 import { isSilence, type DecodeOptions } from '../decode-window';
-import type { EncodedWindow, Generation, WhisperModel } from '../whisper';
+import { endedWithEot, type EncodedWindow, type Generation, type WhisperModel } from '../whisper';
 import { createBiasProcessor } from './processor';
 import { phrasePrompt, promptForPhrases } from './prompt';
 import { rankPhrases } from './shortlist';
@@ -74,8 +74,10 @@ export async function decodeWithPhrases(
   let firstScore: number | null = null;
   let bestScore = -Infinity;
   const tried = new Set<string>();
+  // decoded without attention: only a winning proposal is aligned, once, below
+  const proposalOpts = { ...opts, wantAttention: false, promptIds, maxTokens: proposalLimit(first) };
   for (const strength of plan.proposals) {
-    const proposal = await propose(model, encoded, { ...opts, maxTokens: proposalLimit(first) }, promptIds, createBiasProcessor(vocab, shortlist, strength), plan.beam);
+    const proposal = await propose(model, encoded, proposalOpts, createBiasProcessor(vocab, shortlist, strength), plan.beam);
     const text = textOf(model, proposal);
     // a pass that fell into a loop proposes the loop, not the phrase
     if (proposal.looped || tried.has(text)) continue;
@@ -89,7 +91,11 @@ export async function decodeWithPhrases(
     const credited = score + plan.credit * gained.length;
     if (credited > bestScore) [best, bestScore] = [proposal, credited];
   }
-  return best;
+  if (best === first || !opts.wantAttention) return best;
+  opts.checkpoint?.();
+  const f = model.framing(encoded, proposalOpts);
+  const bestIds = ids(best);
+  return { ...best, attention: await model.attentionRows(encoded, f.prompt, bestIds, endedWithEot(bestIds, vocab, f)) };
 }
 
 /**
@@ -108,7 +114,6 @@ function propose(
   model: WhisperModel,
   encoded: EncodedWindow,
   opts: DecodeOptions,
-  promptIds: number[],
   bias: ReturnType<typeof createBiasProcessor>,
   beam: number,
 ): Promise<Generation> {
@@ -116,7 +121,6 @@ function propose(
   return model.generate(encoded, {
     ...opts,
     temperature: 0,
-    promptIds,
     adjustLogits: (logits, generated) => {
       adjust?.(logits, generated);
       bias.adjustLogits(logits, generated);
