@@ -241,7 +241,7 @@ export class WhisperModel {
       step = await this.forward([id], step.past, encoded, opts.wantAttention);
       rowIndex = 0;
     }
-    this.releasePast(step.past);
+    releaseAll(step.past);
     return {
       tokens,
       avgLogprob: sumLogprob / Math.max(1, tokens.length),
@@ -269,7 +269,7 @@ export class WhisperModel {
       }
     } finally {
       out.logits.dispose();
-      this.releasePast(out.past);
+      releaseAll(out.past);
     }
     return sum;
   }
@@ -284,7 +284,7 @@ export class WhisperModel {
     const positions = Array.from({ length: rows }, (_, i) => prompt.length - 1 + i);
     const out = await this.decoderForward([...prompt, ...ids].slice(0, prompt.length - 1 + Math.max(1, rows)), null, encoded, true, true, positions);
     out.logits.dispose();
-    this.releasePast(out.past);
+    releaseAll(out.past);
     return out.attention ?? [];
   }
 
@@ -441,9 +441,11 @@ export class WhisperModel {
     return flat;
   }
 
-  private releasePast(past: Past): void {
-    for (const t of Object.values(past)) t.dispose();
-  }
+}
+
+/** Disposes every tensor of a decoder cache (or any name → tensor record). */
+export function releaseAll(past: Record<string, { dispose(): void }>): void {
+  for (const t of Object.values(past)) t.dispose();
 }
 
 export type Past = Record<string, Tensor>;

@@ -7,6 +7,7 @@ import {
   closesAtEnd,
   endedWithEot,
   pick,
+  releaseAll,
   repeatsTail,
   rowAt,
   type EncodedWindow,
@@ -16,6 +17,7 @@ import {
   type WhisperModel,
 } from '../whisper';
 import { PatternMatcher, type MatchState } from './pattern-matcher';
+import { DEFAULT_STRENGTH } from './phrase-pass';
 import { findPatternSpans, mayBeCodeWord } from './spoken-patterns';
 
 /**
@@ -60,7 +62,6 @@ function tokenTable(vocab: WhisperVocabulary): TokenTable {
  * codes trailed their first pass by up to 6 nats, constrained passes over unrelated speech by 12 or more.
  */
 export const CODE_CREDIT = 7;
-const DEFAULT_STRENGTH = 0.45;
 /** Constrained passes per window (each costs a partial decode and a scoring run). */
 const MAX_TRIES = 4;
 /**
@@ -74,10 +75,6 @@ const START_MARGIN = 12;
 const LOOKAHEAD_WORDS = 3;
 
 type Framing = ReturnType<WhisperModel['framing']>;
-
-function disposeAll(past: Record<string, { dispose(): void }>): void {
-  for (const t of Object.values(past)) t.dispose();
-}
 
 /** A place in the current tokens where a code may start: token index, and how much a code start trails the token there. */
 interface Place {
@@ -130,7 +127,7 @@ async function scoreAndPlaces(
     }
   } finally {
     out.logits.dispose();
-    disposeAll(out.past);
+    releaseAll(out.past);
   }
   return { logprob, places: places.filter((p) => p.gap <= START_MARGIN) };
 }
@@ -237,7 +234,7 @@ async function constrainedPasses(
   const passes: Pass[] = [];
   const held = new Set<Hyp>(live);
   const release = (keep: Set<Hyp>) => {
-    for (const h of held) if (!keep.has(h)) disposeAll(h.self);
+    for (const h of held) if (!keep.has(h)) releaseAll(h.self);
     for (const h of [...held]) if (!keep.has(h)) held.delete(h);
   };
   try {
@@ -287,7 +284,7 @@ async function constrainedPasses(
     }
   } finally {
     release(new Set());
-    disposeAll(cross);
+    releaseAll(cross);
   }
   return passes;
 }
@@ -327,13 +324,13 @@ async function decodeOn(
         break;
       }
       const stepped = await model.decoderForward([id], { ...self, ...cross }, encoded, false, false);
-      disposeAll(self);
+      releaseAll(self);
       self = pick(stepped.past, '.decoder.');
       raw = rowAt(stepped.logits, 0);
       stepped.logits.dispose();
     }
   } finally {
-    disposeAll(self);
+    releaseAll(self);
   }
   return { tokens, codeEnd };
 }

@@ -1,3 +1,4 @@
+import { recentLists } from './recent-lists';
 import { buildPhraseTrie, type BiasVocabulary, type TokenTrie } from './trie';
 
 /**
@@ -67,20 +68,12 @@ export const DEFAULT_GATE = Infinity;
  * tries are kept: a custom model's requests reuse its trie (bias strength is applied per processor).
  */
 const TRIE_CACHE_SIZE = 4;
-const trieCache = new Map<string, { vocab: BiasVocabulary; trie: TokenTrie }>();
+const trieCaches = new WeakMap<BiasVocabulary, ReturnType<typeof recentLists<TokenTrie>>>();
 
 function cachedTrie(vocab: BiasVocabulary, phrases: readonly string[]): TokenTrie {
-  const key = phrases.join('\n');
-  const hit = trieCache.get(key);
-  if (hit && hit.vocab === vocab) {
-    trieCache.delete(key);
-    trieCache.set(key, hit);
-    return hit.trie;
-  }
-  const trie = buildPhraseTrie(vocab, phrases);
-  trieCache.set(key, { vocab, trie });
-  while (trieCache.size > TRIE_CACHE_SIZE) trieCache.delete(trieCache.keys().next().value!);
-  return trie;
+  let tries = trieCaches.get(vocab);
+  if (!tries) trieCaches.set(vocab, (tries = recentLists<TokenTrie>(TRIE_CACHE_SIZE)));
+  return tries(phrases, () => buildPhraseTrie(vocab, phrases));
 }
 
 interface RootSplit {

@@ -1,4 +1,5 @@
 import { distance } from 'fastest-levenshtein';
+import { recentLists } from './recent-lists';
 
 /**
  * A rough sound-alike spelling: lower case, letters and digits only, common English spellings of one
@@ -29,23 +30,12 @@ interface KeyedPhrase {
 }
 
 /** Keys of the last few phrase lists: a 10,000-phrase custom model is keyed once per worker. */
-const KEY_CACHE_SIZE = 4;
-const keyCache = new Map<string, KeyedPhrase[]>();
+const keyedLists = recentLists<KeyedPhrase[]>(4);
 
 function keyed(phrases: readonly string[]): KeyedPhrase[] {
-  const cacheKey = phrases.join('\n');
-  const hit = keyCache.get(cacheKey);
-  if (hit) {
-    keyCache.delete(cacheKey);
-    keyCache.set(cacheKey, hit);
-    return hit;
-  }
-  const list = phrases
-    .map((phrase) => ({ phrase, key: soundKey(phrase), words: phrase.trim().split(/\s+/).length }))
-    .filter((p) => p.key.length > 0);
-  keyCache.set(cacheKey, list);
-  while (keyCache.size > KEY_CACHE_SIZE) keyCache.delete(keyCache.keys().next().value!);
-  return list;
+  return keyedLists(phrases, () =>
+    phrases.map((phrase) => ({ phrase, key: soundKey(phrase), words: phrase.trim().split(/\s+/).length })).filter((p) => p.key.length > 0),
+  );
 }
 
 /**
