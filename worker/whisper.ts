@@ -258,20 +258,23 @@ export class WhisperModel {
    * of one window under the same prompt, not a replacement for the per-token logprobs of generate().
    */
   async sequenceLogprob(encoded: EncodedWindow, opts: Pick<GenerateOptions, 'language' | 'promptIds'>, ids: readonly number[]): Promise<number> {
+    return (await this.tokenLogprobs(encoded, opts, ids)).reduce((a, b) => a + b, 0);
+  }
+
+  /** Per target (each of `ids`, then <|endoftext|>): its log-probability in one teacher-forced run (see sequenceLogprob). */
+  async tokenLogprobs(encoded: EncodedWindow, opts: Pick<GenerateOptions, 'language' | 'promptIds'>, ids: readonly number[]): Promise<number[]> {
     const { prompt } = this.framing(encoded, { ...opts, audioSeconds: 0 });
     const targets = [...ids, this.vocab.eot];
     const out = await this.decoderForward([...prompt, ...ids], null, encoded, false, true);
-    let sum = 0;
     try {
-      for (let i = 0; i < targets.length; i++) {
+      return targets.map((target, i) => {
         const row = rowAt(out.logits, prompt.length - 1 + i);
-        sum += row[targets[i]!]! - logSumExp(row, 0, row.length);
-      }
+        return row[target]! - logSumExp(row, 0, row.length);
+      });
     } finally {
       out.logits.dispose();
       releaseAll(out.past);
     }
-    return sum;
   }
 
   /**

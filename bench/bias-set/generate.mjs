@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const VERSION = 1;
+const VERSION = 2;
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const OUT = join(resolve(ROOT, process.env.STS_FIXTURES_DIR ?? 'test/.fixtures'), 'bias-set');
 const DEFAULT_VOICES = ['slt', 'kal', 'awb', 'rms'];
@@ -55,6 +55,37 @@ const DISTRACTORS = [
   { id: 'station', text: 'We will meet at the station at half past nine.' },
   { id: 'graph', text: 'He drew a graph of the sales figures for the meeting.' },
   { id: 'committee', text: 'The committee approved the budget for next year.' },
+];
+
+/**
+ * Longer unrelated speech (about 20 s each): enough minutes of audio, across the voices, to count false
+ * insertions per 10 minutes. Everyday talk, written for this set.
+ */
+const PASSAGES = [
+  {
+    id: 'passage-kitchen',
+    text: 'On Sunday morning we cleaned the kitchen, sorted the old letters in the drawer and took three bags of glass to the recycling bins. After lunch my brother fixed the loose shelf, and we finally hung the picture of the lighthouse above the sofa.',
+  },
+  {
+    id: 'passage-train',
+    text: 'The train to the coast was twenty minutes late, so we bought coffee and sat on the bench by the ticket office. A woman with a small dog asked us which platform to use, and a boy nearby was reading a comic about pirates and treasure maps.',
+  },
+  {
+    id: 'passage-meeting',
+    text: 'At the start of the meeting the manager thanked everyone for the quick work last month. She asked each team to send a short summary by Thursday, and reminded us that the office will be closed on Monday for the public holiday.',
+  },
+  {
+    id: 'passage-garden',
+    text: 'The apple tree in the back garden needs pruning before the winter. My neighbour lent me a ladder and a pair of long shears, and he told me to cut the thin branches first and to leave the strong ones that carry the fruit.',
+  },
+  {
+    id: 'passage-weather',
+    text: 'Tomorrow will start cloudy with a little light rain in the north, but it should be dry and bright by the afternoon. Temperatures will be close to normal for the season, and the wind will ease during the evening along the coast.',
+  },
+  {
+    id: 'passage-library',
+    text: 'The library on the corner has a new reading room with large windows and quiet desks. You can borrow up to ten books at a time, and the staff are happy to order anything they do not have from the other branches in the city.',
+  },
 ];
 
 function parseVoices(argv) {
@@ -110,7 +141,7 @@ export function generateBiasSet(voices = DEFAULT_VOICES) {
   };
   for (const s of PHRASE_SENTENCES) add('phrase', s, { bias_phrases: s.phrases, must_contain: s.phrases });
   for (const s of CODE_SENTENCES) add('code', s, { patterns: s.patterns, codes: s.codes, must_contain: s.codes });
-  for (const s of DISTRACTORS) add('unrelated', s, { bias_phrases: [], must_contain: [] });
+  for (const s of [...DISTRACTORS, ...PASSAGES]) add('unrelated', s, { bias_phrases: [], must_contain: [] });
   clips.push({
     file: 'fw_hotwords.mp3',
     eval_path: 'bias/fw_hotwords.mp3',

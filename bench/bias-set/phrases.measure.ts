@@ -4,7 +4,7 @@
  * Every condition decodes as the engine does (worker/steering.ts): `off` is the unbiased pass alone,
  * `S<x>` adds decodeWithPhrases at bias_strength x (phrase-pass.ts biasPlan), `S<x>` followed by `b<n>`, `c<y>`,
  * `s<z>` (repeatable) overrides the plan's beam, credit per phrase token, proposal strengths. Env: VOICES=slt,awb (subset), MODEL=whisper-base,
- * CONDITIONS=off,S0.45,S1, EN=0 to skip ../shared/eval/en, ONLY=regex (clip files), LOG=file for progress.
+ * CONDITIONS=off,S0.45,S1, EN=0 to skip ../shared/eval's English recordings, ONLY=regex (clip files), LOG=file for progress.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { it } from 'vitest';
 import { EVAL_DIR } from '../../config/paths';
 import { decodeWindow } from '../../worker/decode-window';
 import { biasPlan, decodeWithPhrases, occurrences } from '../../worker/biasing/phrase-pass';
+import { splicePhrase } from '../../worker/biasing/splice';
 import { createScorer, errorRate, type ClipErrors } from '../score/error-rate';
 import { generateBiasSet } from './generate.mjs';
 import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
@@ -45,8 +46,14 @@ it('phrase biasing: recall, WER, false insertions', async () => {
   const phrases = [...setPhrases, ...madeUpPhrases(250 - setPhrases.length)];
   const unrelated: Clip[] = [];
   if (process.env.EN !== '0') {
-    const en = JSON.parse(readFileSync(join(EVAL_DIR, 'en/manifest.json'), 'utf8')) as Clip[];
-    for (const c of en) if (!only || only.test(c.file)) unrelated.push({ ...c, eval_path: `en/${c.file}`, kind: 'unrelated' });
+    // every English recording of ../shared/eval but the phrase clip; diar's have no transcript (insertions only)
+    for (const folder of ['en', 'bias', 'diar']) {
+      const manifest = JSON.parse(readFileSync(join(EVAL_DIR, folder, 'manifest.json'), 'utf8')) as (Clip & { lang: string })[];
+      for (const c of manifest) {
+        if (c.lang !== 'en' || c.file === 'fw_hotwords.mp3' || (only && !only.test(c.file))) continue;
+        unrelated.push({ ...c, eval_path: `${folder}/${c.file}`, kind: 'unrelated' });
+      }
+    }
   }
   const model = await loadNodeWhisper(process.env.MODEL ?? 'whisper-tiny');
   const scorer = createScorer(JSON.parse(readFileSync('public/models/whisper-tiny/normalizer.json', 'utf8')));
@@ -77,7 +84,11 @@ it('phrase biasing: recall, WER, false insertions', async () => {
       let compared = '';
       const gen = plan
         ? await decodeWithPhrases(model, enc.encoded, opts, first, phrases, plan, (c) => {
-            compared += ` [${c.gained.join(', ')}: cost ${c.costPerPhrase.toFixed(1)}/phrase vs credit ${plan.credit.toFixed(2)}; biased: ${c.biasedText.trim()}]`;
+            const heard = c.gained.map((g) => {
+              const at = splicePhrase(model.vocab, first.tokens, g, 0);
+              return at ? `${g} over "${at.replaced}" sim ${at.match.sim.toFixed(2)} lp ${at.replacedLogprob.toFixed(2)}` : g;
+            });
+            compared += ` [${c.how}: ${heard.join(', ')}: cost ${c.costPerPhrase.toFixed(1)}/phrase vs credit ${plan.credit.toFixed(2)}; biased: ${c.biasedText.trim()}]`;
           })
         : first;
       const text = textOf(gen);
@@ -85,8 +96,9 @@ it('phrase biasing: recall, WER, false insertions', async () => {
       st.seconds += firstSeconds + (performance.now() - t0) / 1000;
       if (clip.kind === 'unrelated') {
         st.unrelatedAudioS += audio.length / 16_000;
-        st.insertions += phrases.reduce((n, p) => n + occurrences(text, p) - occurrences(clip.text ?? '', p), 0);
-        st.unrelatedWer.push(scorer.score(clip.text!, text, 'en'));
+        const heard = clip.text ?? textOf(first);
+        st.insertions += phrases.reduce((n, p) => n + Math.max(0, occurrences(text, p) - occurrences(heard, p)), 0);
+        if (clip.text) st.unrelatedWer.push(scorer.score(clip.text, text, 'en'));
       } else {
         for (const term of clip.must_contain ?? []) {
           st.terms++;
@@ -99,7 +111,7 @@ it('phrase biasing: recall, WER, false insertions', async () => {
     log(`${clip.file}\n  ${line.join('\n  ')}`);
   }
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-  log(`model ${process.env.MODEL ?? 'whisper-tiny'}, voices ${voices?.join(',') ?? 'all'}, ${unrelated.length} clips of ../shared/eval/en`);
+  log(`model ${process.env.MODEL ?? 'whisper-tiny'}, voices ${voices?.join(',') ?? 'all'}, ${unrelated.length} English clips of ../shared/eval as unrelated audio`);
   log('condition | term recall | WER (phrase clips) | WER (unrelated) | false insertions (unrelated audio) | decode s');
   for (const [cond, s] of stats) {
     const per10 = s.unrelatedAudioS > 0 ? ` = ${((s.insertions * 600) / s.unrelatedAudioS).toFixed(2)}/10 min` : '';

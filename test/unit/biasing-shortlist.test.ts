@@ -25,6 +25,11 @@ describe('phrase shortlist (sound-alike ranking against an unbiased transcriptio
     expect(rankPhrases('Please forward the invoice to Shabon NGU IDN by Friday.', list).slice(0, 10)).toContain('Siobhan Nguyen');
   });
 
+  it('does not match a phrase across the gap between two stretches', () => {
+    expect(rankPhrases('on ter aform today', ['Tar', 'Terraform'])[0]).toBe('Terraform');
+    expect(rankPhrases('on ter | aform today', ['Tar', 'Terraform'])[0]).toBe('Tar');
+  });
+
   it('keeps list order among equals and drops nothing', () => {
     const list = ['Zeta', 'Alpha', 'Beta'];
     expect(rankPhrases('', list)).toEqual(list);

@@ -3,6 +3,7 @@ import { endedWithEot, type EncodedWindow, type Generation, type WhisperModel } 
 import { createBiasProcessor } from './processor';
 import { phrasePrompt, promptForPhrases } from './prompt';
 import { rankPhrases } from './shortlist';
+import { splicePhrase, unsureStretches } from './splice';
 
 /** The default bias_strength (spec 4.3). */
 export const DEFAULT_STRENGTH = 0.45;
@@ -14,6 +15,27 @@ export const DEFAULT_STRENGTH = 0.45;
  * or more. Per phrase, not per token: once a long made-up name is begun its further tokens are cheap.
  */
 export const PHRASE_CREDIT = 24;
+
+/**
+ * A phrase is only credited where the unbiased pass was unsure: the words that sound most like it
+ * must have had a mean log-probability below this (a probability of about 0.6). On the bias set,
+ * misheard names were written at -0.7 to -2.0, while the unrelated words that proposals turned into
+ * listed names ("new" → "Nelvesk", "drew a graph" → "Drendgra") were written at above -0.3.
+ */
+const UNSURE = -0.5;
+
+/**
+ * How alike (shortlist.ts soundMatch) the unsure words must sound to a phrase for it to be credited
+ * there: proposed names landed on look-alikes of at least 0.43 on the bias set ("auto" → "Xarelto"),
+ * the one proposed into unrelated speech on 0.33 ("Ten of clubs" → "Tantar Klobs").
+ */
+const CREDIT_MIN_SIM = 0.4;
+
+/** How alike a run of words must sound to a phrase to be replaced by it (no proposal vouches for a splice). */
+const SPLICE_MIN_SIM = 0.55;
+
+/** Splices kept per window, at most (each found in one round that scores every candidate). */
+const SPLICE_ROUNDS = 3;
 
 /** How a bias_strength is spent (see decodeWithPhrases). */
 export interface BiasPlan {
@@ -40,18 +62,22 @@ export interface PhraseComparison {
   /** How much less likely the biased pass is, per phrase it gained, without the phrase prompt. */
   costPerPhrase: number;
   biasedText: string;
+  /** Where the candidate came from: a biased pass, or a splice of one phrase into the best so far. */
+  how: string;
 }
 
 /**
  * Phrase biasing as a second look at a window that was decoded without it (`first`):
- * 1. the phrases that sound most like something in the first transcription are picked (shortlist.ts),
- *    as many as fit a short prompt, and given to Whisper as if a previous window had said them;
- * 2. the window is decoded again with that prompt, boosting tokens that extend a listed phrase
- *    (processor.ts: an abandoned partial match gives its boost back), once per proposal strength;
- * 3. passes that hold listed phrases the first did not are scored by the model without the phrase
- *    prompt; the likeliest wins, each biased pass credited `credit` per phrase it gained.
- * Speech that sounds like no phrase keeps its unbiased transcription: the prompt and the boost, which
- * on their own insert names and change style, only propose.
+ * 1. the phrases that sound most like the words the first pass was unsure of are picked (shortlist.ts),
+ *    as many as fit a short prompt; a pass sure of every word gets no second look (most windows of
+ *    speech that holds no listed phrase end here, at no cost);
+ * 2. splices: each is written in place of the unsure words that sound like it (splice.ts);
+ * 3. proposals: the window is decoded again with them as Whisper's previous-text prompt, boosting
+ *    tokens that extend a listed phrase (processor.ts: an abandoned partial match gives its boost
+ *    back), once per proposal strength;
+ * 4. every candidate that holds listed phrases the first pass did not is scored by the model without
+ *    the phrase prompt; the likeliest wins, each candidate credited `credit` per phrase it gained.
+ * The prompt and the boost, which on their own insert names and change style, only propose.
  */
 export async function decodeWithPhrases(
   model: WhisperModel,
@@ -64,33 +90,30 @@ export async function decodeWithPhrases(
 ): Promise<Generation> {
   if (phrases.length === 0 || isSilence(first)) return first;
   const vocab = model.vocab;
-  const firstText = textOf(model, first);
-  // the likeliest phrases that fit the prompt, the likeliest last: nearest the transcript it steers
-  const shortlist = phrasePrompt(vocab, rankPhrases(firstText, phrases)).phrases;
-  const promptIds = [...(opts.promptIds ?? []), ...promptForPhrases(vocab, [...shortlist].reverse())];
+  const unsure = unsureStretches(vocab, first.tokens, UNSURE);
+  if (!unsure) return first;
+  const candidates = phrasePrompt(vocab, rankPhrases(unsure, phrases)).phrases;
   const frame = { language: opts.language, ...(opts.promptIds ? { promptIds: opts.promptIds } : {}) };
-  const ids = (gen: Generation) => gen.tokens.map((t) => t.id);
-  let best = first;
-  let firstScore: number | null = null;
-  let bestScore = -Infinity;
-  const tried = new Set<string>();
+  const judge = new Judge(model, encoded, frame, first, candidates, plan.credit, onCompare);
+  // the likeliest last in the prompt: nearest the transcript it steers
+  const promptIds = [...(opts.promptIds ?? []), ...promptForPhrases(vocab, [...candidates].reverse())];
   // decoded without attention: only a winning proposal is aligned, once, below
   const proposalOpts = { ...opts, wantAttention: false, promptIds, maxTokens: proposalLimit(first) };
+  // splices first: a splice keeps every other word of the unbiased pass, so it sets the bar for a proposal
+  await spliceRounds(judge, candidates, opts.checkpoint);
+  const spliced = judge.best;
+  const tried = new Set<string>();
   for (const strength of plan.proposals) {
-    const proposal = await propose(model, encoded, proposalOpts, createBiasProcessor(vocab, shortlist, strength), plan.beam);
+    const proposal = await propose(model, encoded, proposalOpts, createBiasProcessor(vocab, candidates, strength), plan.beam);
     const text = textOf(model, proposal);
     // a pass that fell into a loop proposes the loop, not the phrase
     if (proposal.looped || tried.has(text)) continue;
     tried.add(text);
-    const gained = shortlist.filter((p) => occurrences(text, p) > occurrences(firstText, p));
-    if (gained.length === 0) continue;
-    if (firstScore === null) bestScore = firstScore = await model.sequenceLogprob(encoded, frame, ids(first));
-    const score = await model.sequenceLogprob(encoded, frame, ids(proposal));
-    onCompare?.({ gained, costPerPhrase: (firstScore - score) / gained.length, biasedText: text });
-    // once per phrase, however often it was gained: a pass that repeats a name must not earn credit by it
-    const credited = score + plan.credit * gained.length;
-    if (credited > bestScore) [best, bestScore] = [proposal, credited];
+    await judge.weigh(proposal, 'proposal');
   }
+  // a winning proposal may still lack a phrase that a splice adds
+  if (judge.best !== spliced) await spliceRounds(judge, candidates, opts.checkpoint);
+  const best = judge.best;
   if (best === first || !opts.wantAttention) return best;
   opts.checkpoint?.();
   const f = model.framing(encoded, proposalOpts);
@@ -98,6 +121,98 @@ export async function decodeWithPhrases(
   return { ...best, attention: await model.attentionRows(encoded, f.prompt, bestIds, endedWithEot(bestIds, vocab, f)) };
 }
 
+const ids = (gen: Generation) => gen.tokens.map((t) => t.id);
+
+/** Keeps the likeliest candidate transcription of a window, each credited per listed phrase it gained. */
+class Judge {
+  best: Generation;
+  private bestScore: number | null = null;
+  private firstScore: number | null = null;
+  private readonly firstText: string;
+  /** The phrases that may earn credit: those whose look-alike words in the first pass it was unsure of. */
+  private readonly creditable: readonly string[];
+
+  constructor(
+    readonly model: WhisperModel,
+    private readonly encoded: EncodedWindow,
+    private readonly frame: { language: string; promptIds?: readonly number[] },
+    private readonly first: Generation,
+    phrases: readonly string[],
+    private readonly credit: number,
+    private readonly onCompare?: (comparison: PhraseComparison) => void,
+  ) {
+    this.best = first;
+    this.firstText = textOf(model, first);
+    this.creditable = phrases.filter((p) => {
+      const heard = splicePhrase(model.vocab, first.tokens, p, CREDIT_MIN_SIM);
+      return heard !== null && heard.replacedLogprob < UNSURE;
+    });
+  }
+
+  /** The creditable phrases `candidate` holds more often than the first pass. */
+  gained(candidate: Generation): string[] {
+    const text = textOf(this.model, candidate);
+    return this.creditable.filter((p) => occurrences(text, p) > occurrences(this.firstText, p));
+  }
+
+  /** A candidate's log-probability with the credit for the phrases it gained: once per phrase, however often. */
+  credited(score: number, gained: readonly string[]): number {
+    return score + this.credit * gained.length;
+  }
+
+  /** Scores `candidate` without the phrase prompt (unless `score` is known) and keeps it if it wins; true if it did. */
+  async weigh(candidate: Generation, how: string, score?: number): Promise<boolean> {
+    const gained = this.gained(candidate);
+    if (gained.length === 0) return false;
+    this.firstScore ??= await this.model.sequenceLogprob(this.encoded, this.frame, ids(this.first));
+    this.bestScore ??= this.firstScore;
+    score ??= await this.model.sequenceLogprob(this.encoded, this.frame, ids(candidate));
+    this.onCompare?.({ gained, costPerPhrase: (this.firstScore - score) / gained.length, biasedText: textOf(this.model, candidate), how });
+    // a pass that repeats a name must not earn credit by it
+    const credited = this.credited(score, gained);
+    if (credited <= this.bestScore) return false;
+    [this.best, this.bestScore] = [candidate, credited];
+    return true;
+  }
+
+  /** The best so far with its tokens replaced by `tokenIds`, scored by the model without the phrase prompt. */
+  async scored(tokenIds: readonly number[]): Promise<{ gen: Generation; score: number }> {
+    const logprobs = await this.model.tokenLogprobs(this.encoded, this.frame, tokenIds);
+    const score = logprobs.reduce((a, b) => a + b, 0);
+    const tokens = tokenIds.map((id, i) => ({ id, logprob: logprobs[i]! }));
+    return { gen: { ...this.best, tokens, avgLogprob: score / logprobs.length, looped: false, attention: null }, score };
+  }
+}
+
+/** Splice rounds until one keeps nothing, or SPLICE_ROUNDS are kept. */
+async function spliceRounds(judge: Judge, phrases: readonly string[], checkpoint?: () => void): Promise<void> {
+  for (let round = 0; round < SPLICE_ROUNDS; round++) {
+    checkpoint?.();
+    if (!(await spliceRound(judge, phrases))) return;
+  }
+}
+
+/**
+ * One round of splices into the best transcription so far: each candidate phrase it lacks is written
+ * in place of the unsure words that sound most like it, all are scored, and the likeliest is weighed
+ * (so two phrases that sound like the same words compete). True if one was kept.
+ */
+async function spliceRound(judge: Judge, phrases: readonly string[]): Promise<boolean> {
+  const vocab = judge.model.vocab;
+  const have = new Set(judge.gained(judge.best));
+  let top: { gen: Generation; score: number; credited: number; how: string } | null = null;
+  for (const phrase of phrases) {
+    if (have.has(phrase)) continue;
+    const splice = splicePhrase(vocab, judge.best.tokens, phrase, SPLICE_MIN_SIM);
+    if (!splice || splice.replacedLogprob >= UNSURE) continue;
+    const { gen, score } = await judge.scored(splice.ids);
+    const credited = judge.credited(score, judge.gained(gen));
+    if (!top || credited > top.credited) {
+      top = { gen, score, credited, how: `splice for "${splice.replaced}" (sim ${splice.match.sim.toFixed(2)}, logprob ${splice.replacedLogprob.toFixed(2)})` };
+    }
+  }
+  return top !== null && (await judge.weigh(top.gen, top.how, top.score));
+}
 /**
  * A proposal may run somewhat longer than the unbiased pass (a name can take more tokens than what it
  * replaces), not on and on: a prompted pass that lists names past the speech is stopped early.

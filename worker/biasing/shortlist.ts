@@ -3,7 +3,7 @@ import { recentLists } from './recent-lists';
 
 /**
  * A rough sound-alike spelling: lower case, letters and digits only, common English spellings of one
- * sound folded together (ph/f, c/k/q, z/s, x/ks, y/i, w/v), doubled letters single. "Hetzner" and
+ * sound folded together (ph/f, c/k/q, z/s, x/ks but a leading x/s, y/i, w/v), doubled letters single. "Hetzner" and
  * the "Hasner" an unbiased pass hears come out 2 edits apart; "ComfyUI" and "Comp Fuey" 3.
  */
 export function soundKey(text: string): string {
@@ -16,6 +16,7 @@ export function soundKey(text: string): string {
     .replace(/gh/g, 'g')
     .replace(/wh/g, 'w')
     .replace(/[cq]/g, 'k')
+    .replace(/^x/, 's')
     .replace(/x/g, 'ks')
     .replace(/z/g, 's')
     .replace(/y/g, 'i')
@@ -29,30 +30,43 @@ interface KeyedPhrase {
   words: number;
 }
 
+const keyedPhrase = (phrase: string): KeyedPhrase => ({ phrase, key: soundKey(phrase), words: phrase.trim().split(/\s+/).length });
+
 /** Keys of the last few phrase lists: a 10,000-phrase custom model is keyed once per worker. */
 const keyedLists = recentLists<KeyedPhrase[]>(4);
 
 function keyed(phrases: readonly string[]): KeyedPhrase[] {
-  return keyedLists(phrases, () =>
-    phrases.map((phrase) => ({ phrase, key: soundKey(phrase), words: phrase.trim().split(/\s+/).length })).filter((p) => p.key.length > 0),
-  );
+  return keyedLists(phrases, () => phrases.map(keyedPhrase).filter((p) => p.key.length > 0));
+}
+
+/** Where a phrase sounds most like a run of words: words [start, end) and how alike (1: the same key). */
+export interface SoundMatch {
+  sim: number;
+  start: number;
+  end: number;
 }
 
 /**
- * How closely `phrase` sounds like some run of words in `text` (1: the same sound-alike spelling, 0:
- * nothing alike). Runs of up to the phrase's word count + 2 are tried, since an unbiased pass splits
- * rare names ("Siobhan Nguyen" → "Shabon NGU IDN").
+ * The run of `wordKeys` (soundKey of each word) that sounds most like `phrase`. Runs of up to the
+ * phrase's word count + 2 are tried, since an unbiased pass splits rare names ("Siobhan Nguyen" →
+ * "Shabon NGU IDN"); the first of equally alike runs wins.
  */
-function similarity(p: KeyedPhrase, words: readonly string[]): number {
-  let best = 0;
+export function soundMatch(phrase: string, wordKeys: readonly string[]): SoundMatch {
+  return matchKeyed(keyedPhrase(phrase), wordKeys);
+}
+
+function matchKeyed(p: KeyedPhrase, words: readonly string[]): SoundMatch {
+  const best: SoundMatch = { sim: 0, start: 0, end: 0 };
   const longest = p.key.length * 1.6 + 2;
   for (let i = 0; i < words.length; i++) {
     let run = '';
     for (let j = i; j < Math.min(words.length, i + p.words + 2); j++) {
+      // a word with no letters or digits (a gap between the stretches searched) ends every run
+      if (!words[j]) break;
       run += words[j];
       if (run.length > longest) break;
       const sim = 1 - distance(p.key, run) / Math.max(p.key.length, run.length);
-      if (sim > best) best = sim;
+      if (sim > best.sim) Object.assign(best, { sim, start: i, end: j + 1 });
     }
   }
   return best;
@@ -60,12 +74,12 @@ function similarity(p: KeyedPhrase, words: readonly string[]): number {
 
 /**
  * The phrases ordered by how much they sound like something in `text` (an unbiased transcription of
- * the same audio), best first; ties keep list order. Used to pick the few phrases worth prompting.
+ * the same audio, or stretches of it with "|" between them), best first; ties keep list order. Used to pick the few phrases worth prompting.
  */
 export function rankPhrases(text: string, phrases: readonly string[]): string[] {
-  const words = text.split(/\s+/).map(soundKey).filter(Boolean);
+  const words = text.split(/\s+/).map(soundKey);
   return keyed(phrases)
-    .map((p, index) => ({ phrase: p.phrase, index, sim: similarity(p, words) }))
+    .map((p, index) => ({ phrase: p.phrase, index, sim: matchKeyed(p, words).sim }))
     .sort((a, b) => b.sim - a.sim || a.index - b.index)
     .map((p) => p.phrase);
 }

@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { splicePhrase, tokenWords, unsureStretches } from '../../worker/biasing/splice';
+import { WhisperVocabulary } from '../../worker/tokenizer';
+
+describe('splicing a phrase into a pass (real whisper-tiny tokenizer)', () => {
+  const dir = 'public/models/whisper-tiny';
+  const json = (f: string) => JSON.parse(readFileSync(`${dir}/${f}`, 'utf8'));
+  const vocab = new WhisperVocabulary(json('tokenizer.json'), json('tokenizer_config.json'), json('generation_config.json'));
+  const ts = (seconds: number) => vocab.timestampBegin + Math.round(seconds / 0.02);
+  /** A pass as the decoder returns it: timestamps around the text, each token with a logprob. */
+  const pass = (text: string, logprob = -0.1) =>
+    [ts(0), ...vocab.encode(text), ts(2.4)].map((id) => ({ id, logprob: vocab.isText(id) ? logprob : 0 }));
+  const textOf = (ids: number[]) => vocab.decode(ids.filter((id) => vocab.isText(id)));
+
+  it('finds words in the tokens, punctuation and timestamps left out', () => {
+    const words = tokenWords(vocab, pass(' We deploy it on Hasner.'));
+    expect(words.map((w) => w.text.trim())).toEqual(['We', 'deploy', 'it', 'on', 'Hasner']);
+    const last = words[words.length - 1]!;
+    expect(vocab.decode(pass(' We deploy it on Hasner.').slice(last.start, last.end).map((t) => t.id))).toBe(' Hasner');
+  });
+
+  it('writes the phrase over the run of words that sounds most like it, keeping timestamps and punctuation', () => {
+    const tokens = pass(' Please forward the invoice to Shabon NGU IDN by Friday.', -1.5);
+    const splice = splicePhrase(vocab, tokens, 'Siobhan Nguyen', 0.4)!;
+    expect(textOf(splice.ids)).toBe(' Please forward the invoice to Siobhan Nguyen by Friday.');
+    expect(splice.ids[0]).toBe(ts(0));
+    expect(splice.ids[splice.ids.length - 1]).toBe(ts(2.4));
+    expect(splice.replaced).toBe('Shabon NGU IDN');
+    expect(splice.replacedLogprob).toBeCloseTo(-1.5);
+  });
+
+  it('replaces a word at the start of a pass without a space the pass did not have', () => {
+    const tokens = [ts(0), ...vocab.encode('Hasner is fast.'), ts(1)].map((id) => ({ id, logprob: -0.2 }));
+    expect(textOf(splicePhrase(vocab, tokens, 'Hetzner', 0.4)!.ids)).toBe('Hetzner is fast.');
+  });
+
+  it('proposes nothing where no run sounds alike enough', () => {
+    expect(splicePhrase(vocab, pass(' The garden was full of tomatoes.'), 'Xarelto', 0.6)).toBeNull();
+    expect(splicePhrase(vocab, pass(''), 'Xarelto', 0)).toBeNull();
+  });
+
+  it('gives the stretches around the words the pass was unsure of, with a gap between them', () => {
+    const tokens = pass(' We deploy the service with Terraform on Hasner today and then we rest.');
+    const unsureAt = (word: string) => {
+      const w = tokenWords(vocab, tokens).find((x) => x.text.trim() === word)!;
+      for (let i = w.start; i < w.end; i++) tokens[i]!.logprob = -1.5;
+    };
+    expect(unsureStretches(vocab, tokens, -0.5)).toBe('');
+    unsureAt('Hasner');
+    expect(unsureStretches(vocab, tokens, -0.5)).toBe('on Hasner today |');
+    unsureAt('We');
+    expect(unsureStretches(vocab, tokens, -0.5)).toBe('We deploy | on Hasner today |');
+  });
+});

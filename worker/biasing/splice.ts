@@ -1,0 +1,81 @@
+import type { EngineToken } from '../../src/engine-types';
+import type { GeneratedToken } from '../whisper';
+import { wordTokens } from '../words';
+import { soundKey, soundMatch, type SoundMatch } from './shortlist';
+import type { BiasVocabulary } from './trie';
+
+export interface SpliceVocabulary extends BiasVocabulary {
+  isText(id: number): boolean;
+}
+
+/** A word of a decoded pass: tokens [start, end) of its token list, punctuation around it left out. */
+interface TokenWord {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** The words of a pass as words.ts groups them for the transcript, located in the pass's own tokens. */
+export function tokenWords(vocab: SpliceVocabulary, tokens: readonly GeneratedToken[]): TokenWord[] {
+  const at = new Map<EngineToken, number>();
+  tokens.forEach((t, i) => {
+    if (vocab.isText(t.id)) at.set({ id: t.id, text: '', startMs: 0, endMs: 0, probability: Math.exp(t.logprob) }, i);
+  });
+  const decode = (ids: readonly number[]) => vocab.decode(ids);
+  return wordTokens([...at.keys()], decode)
+    .filter((w) => w.core.length > 0)
+    .map((w) => ({ start: at.get(w.core[0]!)!, end: at.get(w.core[w.core.length - 1]!)! + 1, text: decode(w.core.map((t) => t.id)) }));
+}
+
+/** A pass with one run of its words replaced by a listed phrase. */
+export interface Splice {
+  phrase: string;
+  ids: number[];
+  match: SoundMatch;
+  /** The replaced words, as the pass had them. */
+  replaced: string;
+  /** The pass's mean log-probability over the replaced tokens: how sure it was of what it heard there. */
+  replacedLogprob: number;
+}
+
+/**
+ * `phrase` written in place of the run of words that sounds most like it, in the pass's own tokens
+ * (timestamps and the rest of the text untouched), or null when no run sounds at least `minSim` alike.
+ * Unlike a find-and-replace on the text, the result is only a candidate: the caller has the model score it.
+ */
+export function splicePhrase(vocab: SpliceVocabulary, tokens: readonly GeneratedToken[], phrase: string, minSim: number): Splice | null {
+  const words = tokenWords(vocab, tokens);
+  const match = soundMatch(phrase, words.map((w) => soundKey(w.text)));
+  if (match.sim < minSim || match.end === 0) return null;
+  const start = words[match.start]!.start;
+  const end = words[match.end - 1]!.end;
+  const spaced = vocab.decode([tokens[start]!.id]).startsWith(' ');
+  const replacedTokens = tokens.slice(start, end);
+  return {
+    phrase,
+    match,
+    ids: [...tokens.slice(0, start).map((t) => t.id), ...vocab.encode(spaced ? ` ${phrase.trim()}` : phrase.trim()), ...tokens.slice(end).map((t) => t.id)],
+    replaced: vocab.decode(replacedTokens.map((t) => t.id)).trim(),
+    replacedLogprob: replacedTokens.reduce((s, t) => s + t.logprob, 0) / replacedTokens.length,
+  };
+}
+
+/**
+ * The stretches of a pass around the words it was unsure of (mean log-probability of their tokens below
+ * `unsure`), each with one word either side, "|" between stretches; "" when it was sure of every word.
+ * What a phrase must sound like to be worth a second look (shortlist.ts rankPhrases reads the "|").
+ */
+export function unsureStretches(vocab: SpliceVocabulary, tokens: readonly GeneratedToken[], unsure: number): string {
+  const words = tokenWords(vocab, tokens);
+  const mean = (w: TokenWord) => tokens.slice(w.start, w.end).reduce((s, t) => s + t.logprob, 0) / (w.end - w.start);
+  const keep = new Set<number>();
+  words.forEach((w, i) => {
+    if (mean(w) < unsure) for (const k of [i - 1, i, i + 1]) if (k >= 0 && k < words.length) keep.add(k);
+  });
+  let text = '';
+  words.forEach((w, i) => {
+    if (keep.has(i)) text += ` ${w.text.trim()}`;
+    else if (keep.has(i - 1)) text += ' |';
+  });
+  return text.trim();
+}
