@@ -110,6 +110,27 @@ describe('vocabulary biasing with whisper-tiny (real model, real Chromium)', () 
     }
   });
 
+  it('gives no second look to a window whose every word the unbiased pass was sure of', async () => {
+    const clip = await encodeBytes(await fixture('unrelated-folder-slt.wav'));
+    const opts = { language: 'en', wantAttention: false, audioSeconds: clip.seconds };
+    const first = await decodeWindow(model, clip.encoded, opts);
+    // the near miss "folder" is listed: a second look would find it, but the pass was sure of every word
+    const phrases = ['Folderol', 'Desktopia', ...Array.from({ length: 248 }, (_, i) => `Zorblax${i}`)];
+    const generate = model.generate.bind(model);
+    let decodes = 0;
+    model.generate = (...args) => {
+      decodes++;
+      return generate(...args);
+    };
+    try {
+      const gen = await decodeWithPhrases(model, clip.encoded, opts, first, phrases, biasPlan(1)!);
+      expect(gen).toBe(first);
+      expect(decodes).toBe(0);
+    } finally {
+      model.generate = generate;
+    }
+  });
+
   it('strength 0 decodes exactly as without biasing', async () => {
     const clip = await encodeBytes(await evalBytes('bias/fw_hotwords.mp3'));
     const plain = await decode(clip);

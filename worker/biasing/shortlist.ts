@@ -74,12 +74,14 @@ function matchKeyed(p: KeyedPhrase, words: readonly string[]): SoundMatch {
 
 /**
  * The phrases ordered by how much they sound like something in `text` (an unbiased transcription of
- * the same audio, or stretches of it with "|" between them), best first; ties keep list order. Used to pick the few phrases worth prompting.
+ * the same audio, or stretches of it with "|" between them), best first; ties keep list order. Those
+ * less alike than `minSim` are left out.
  */
-export function rankPhrases(text: string, phrases: readonly string[]): string[] {
+export function rankPhrases(text: string, phrases: readonly string[], minSim = 0): string[] {
   const words = text.split(/\s+/).map(soundKey);
   return keyed(phrases)
     .map((p, index) => ({ phrase: p.phrase, index, sim: matchKeyed(p, words).sim }))
+    .filter((p) => p.sim >= minSim)
     .sort((a, b) => b.sim - a.sim || a.index - b.index)
     .map((p) => p.phrase);
 }
