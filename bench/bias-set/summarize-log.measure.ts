@@ -37,7 +37,8 @@ it('summarise phrases.measure logs', () => {
       }
       if (!byFile.has(file)) continue;
       if (!outputs.has(file)) outputs.set(file, new Map());
-      outputs.get(file)!.set(entry[1]!, entry[2]!);
+      // without the trace of what was compared ([proposal: …] [splice for …])
+      outputs.get(file)!.set(entry[1]!, entry[2]!.replace(/ \[(proposal|splice)[^]*$/, ''));
     }
   }
   const only = process.env.CONDS?.split(',');

@@ -18,11 +18,11 @@ export const PHRASE_CREDIT = 24;
 
 /**
  * A phrase is only credited where the unbiased pass was unsure: the words that sound most like it
- * must have had a mean log-probability below this (a probability of about 0.6). On the bias set,
- * misheard names were written at -0.7 to -2.0, while the unrelated words that proposals turned into
- * listed names ("new" → "Nelvesk", "drew a graph" → "Drendgra") were written at above -0.3.
+ * must have had a mean log-probability below this (a probability of about 0.55). On the bias set,
+ * misheard names were written at -0.67 to -2.0; the unrelated words that proposals turned into listed
+ * names were written above -0.3 ("new" → "Nelvesk") or just under -0.5 ("prudently" → "Prunddal").
  */
-const UNSURE = -0.5;
+const UNSURE = -0.6;
 
 /**
  * How alike (shortlist.ts soundMatch) the unsure words must sound to a phrase for it to be credited
@@ -39,6 +39,9 @@ const CREDIT_MIN_SIM = 0.4;
  */
 const SPLICE_MIN_SIM = 0.55;
 const SPLICE_CREDIT_SHARE = 2 / 3;
+
+/** The least share of the first pass's text tokens a candidate may have (see Judge.coversAsMuch). */
+const MIN_TEXT_KEPT = 0.6;
 
 /** Splices kept per window, at most (each found in one round that scores every candidate). */
 const SPLICE_ROUNDS = 3;
@@ -164,6 +167,16 @@ class Judge {
     return this.creditable.filter((p) => occurrences(text, p) > occurrences(this.firstText, p));
   }
 
+  /**
+   * A log-probability is a sum over tokens, so a transcription that stops early looks likelier than
+   * one of all the speech: a proposal that wrote one name and ended ("Dandlisk," for 30 s of a meeting)
+   * outscored the whole transcription by 22.8. A candidate must keep most of the first pass's text.
+   */
+  private coversAsMuch(candidate: Generation): boolean {
+    const textTokens = (gen: Generation) => gen.tokens.filter((t) => this.model.vocab.isText(t.id)).length;
+    return textTokens(candidate) >= MIN_TEXT_KEPT * textTokens(this.first);
+  }
+
   /** A candidate's log-probability with the credit for the phrases it gained: once per phrase, however often. */
   credited(score: number, gained: readonly string[]): number {
     return score + this.credit * gained.length;
@@ -180,7 +193,7 @@ class Judge {
    */
   async weigh(candidate: Generation, how: string, score?: number, withheld = 0): Promise<boolean> {
     const gained = this.gained(candidate);
-    if (gained.length === 0) return false;
+    if (gained.length === 0 || !this.coversAsMuch(candidate)) return false;
     this.firstScore ??= await this.model.sequenceLogprob(this.encoded, this.frame, ids(this.first));
     this.bestScore ??= this.firstScore;
     score ??= await this.model.sequenceLogprob(this.encoded, this.frame, ids(candidate));
