@@ -3,7 +3,7 @@ import { endedWithEot, type EncodedWindow, type Generation, type WhisperModel } 
 import { createBiasProcessor } from './processor';
 import { phrasePrompt, promptForPhrases } from './prompt';
 import { rankPhrases } from './shortlist';
-import { splicePhrase, unsureStretches } from './splice';
+import { splicePhrase, unsureStretches, type Splice } from './splice';
 
 /** The default bias_strength (spec 4.3). */
 export const DEFAULT_STRENGTH = 0.45;
@@ -42,6 +42,12 @@ const SPLICE_CREDIT_SHARE = 2 / 3;
 
 /** The least share of the first pass's text tokens a candidate may have (see Judge.coversAsMuch). */
 const MIN_TEXT_KEPT = 0.6;
+
+/**
+ * Splices scored per round, the most alike first: each costs a teacher-forced decoder run, and a
+ * 10,000-phrase list has many names that sound somewhat like any unsure word.
+ */
+const SPLICES_SCORED = 8;
 
 /** Splices kept per window, at most (each found in one round that scores every candidate). */
 const SPLICE_ROUNDS = 3;
@@ -231,10 +237,13 @@ async function spliceRound(judge: Judge, phrases: readonly string[]): Promise<bo
   const vocab = judge.model.vocab;
   const have = new Set(judge.gained(judge.best));
   let top: { gen: Generation; score: number; credited: number; how: string } | null = null;
-  for (const phrase of phrases) {
-    if (have.has(phrase)) continue;
-    const splice = splicePhrase(vocab, judge.best.tokens, phrase, SPLICE_MIN_SIM);
-    if (!splice || splice.replacedLogprob >= UNSURE) continue;
+  const splices = phrases
+    .filter((phrase) => !have.has(phrase))
+    .map((phrase) => splicePhrase(vocab, judge.best.tokens, phrase, SPLICE_MIN_SIM))
+    .filter((splice): splice is Splice => splice !== null && splice.replacedLogprob < UNSURE)
+    .sort((a, b) => b.match.sim - a.match.sim)
+    .slice(0, SPLICES_SCORED);
+  for (const splice of splices) {
     const { gen, score } = await judge.scored(splice.ids);
     const credited = judge.credited(score, judge.gained(gen));
     if (!top || credited > top.credited) {
