@@ -252,6 +252,7 @@ async function spliceRound(judge: Judge, phrases: readonly string[]): Promise<bo
   }
   return top !== null && (await judge.weigh(top.gen, top.how, top.score, judge.spliceWithheld));
 }
+
 /**
  * A proposal may run somewhat longer than the unbiased pass (a name can take more tokens than what it
  * replaces), not on and on: a prompted pass that lists names past the speech is stopped early.
