@@ -12,7 +12,7 @@ import { it } from 'vitest';
 import { EVAL_DIR } from '../../config/paths';
 import { decodeWindow } from '../../worker/decode-window';
 import { biasPlan, decodeWithPhrases, occurrences } from '../../worker/biasing/phrase-pass';
-import { splicePhrase } from '../../worker/biasing/splice';
+import { passWords, splicePhrase } from '../../worker/biasing/splice';
 import { createScorer, errorRate, type ClipErrors } from '../score/error-rate';
 import { generateBiasSet } from './generate.mjs';
 import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
@@ -68,6 +68,7 @@ it('phrase biasing: recall, WER, false insertions', async () => {
     let t0 = performance.now();
     const first = await decodeWindow(model, enc.encoded, opts);
     const firstSeconds = (performance.now() - t0) / 1000;
+    const firstWords = passWords(model.vocab, first.tokens);
     const line: string[] = [];
     for (const cond of conditions) {
       const m = /^S([\d.]+)((?:[bcs][\d.]+)*)$/.exec(cond);
@@ -85,7 +86,7 @@ it('phrase biasing: recall, WER, false insertions', async () => {
       const gen = plan
         ? await decodeWithPhrases(model, enc.encoded, opts, first, phrases, plan, (c) => {
             const heard = c.gained.map((g) => {
-              const at = splicePhrase(model.vocab, first.tokens, g, 0);
+              const at = splicePhrase(model.vocab, firstWords, g, 0);
               return at ? `${g} over "${at.replaced}" sim ${at.match.sim.toFixed(2)} lp ${at.replacedLogprob.toFixed(2)}` : g;
             });
             compared += ` [${c.how}: ${heard.join(', ')}: cost ${c.costPerPhrase.toFixed(1)}/phrase vs credit ${plan.credit.toFixed(2)}; biased: ${c.biasedText.trim()}]`;

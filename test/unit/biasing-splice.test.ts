@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { splicePhrase, tokenWords, unsureStretches } from '../../worker/biasing/splice';
+import { passWords, splicePhrase, tokenWords, unsureStretches } from '../../worker/biasing/splice';
 import { WhisperVocabulary } from '../../worker/tokenizer';
 
 describe('splicing a phrase into a pass (real whisper-tiny tokenizer)', () => {
@@ -22,7 +22,7 @@ describe('splicing a phrase into a pass (real whisper-tiny tokenizer)', () => {
 
   it('writes the phrase over the run of words that sounds most like it, keeping timestamps and punctuation', () => {
     const tokens = pass(' Please forward the invoice to Shabon NGU IDN by Friday.', -1.5);
-    const splice = splicePhrase(vocab, tokens, 'Siobhan Nguyen', 0.4)!;
+    const splice = splicePhrase(vocab, passWords(vocab, tokens), 'Siobhan Nguyen', 0.4)!;
     expect(textOf(splice.ids)).toBe(' Please forward the invoice to Siobhan Nguyen by Friday.');
     expect(splice.ids[0]).toBe(ts(0));
     expect(splice.ids[splice.ids.length - 1]).toBe(ts(2.4));
@@ -32,12 +32,12 @@ describe('splicing a phrase into a pass (real whisper-tiny tokenizer)', () => {
 
   it('replaces a word at the start of a pass without a space the pass did not have', () => {
     const tokens = [ts(0), ...vocab.encode('Hasner is fast.'), ts(1)].map((id) => ({ id, logprob: -0.2 }));
-    expect(textOf(splicePhrase(vocab, tokens, 'Hetzner', 0.4)!.ids)).toBe('Hetzner is fast.');
+    expect(textOf(splicePhrase(vocab, passWords(vocab, tokens), 'Hetzner', 0.4)!.ids)).toBe('Hetzner is fast.');
   });
 
   it('proposes nothing where no run sounds alike enough', () => {
-    expect(splicePhrase(vocab, pass(' The garden was full of tomatoes.'), 'Xarelto', 0.6)).toBeNull();
-    expect(splicePhrase(vocab, pass(''), 'Xarelto', 0)).toBeNull();
+    expect(splicePhrase(vocab, passWords(vocab, pass(' The garden was full of tomatoes.')), 'Xarelto', 0.6)).toBeNull();
+    expect(splicePhrase(vocab, passWords(vocab, pass('')), 'Xarelto', 0)).toBeNull();
   });
 
   it('gives the stretches around the words the pass was unsure of, with a gap between them', () => {
@@ -46,10 +46,10 @@ describe('splicing a phrase into a pass (real whisper-tiny tokenizer)', () => {
       const w = tokenWords(vocab, tokens).find((x) => x.text.trim() === word)!;
       for (let i = w.start; i < w.end; i++) tokens[i]!.logprob = -1.5;
     };
-    expect(unsureStretches(vocab, tokens, -0.5)).toBe('');
+    expect(unsureStretches(passWords(vocab, tokens), -0.5)).toBe('');
     unsureAt('Hasner');
-    expect(unsureStretches(vocab, tokens, -0.5)).toBe('on Hasner today |');
+    expect(unsureStretches(passWords(vocab, tokens), -0.5)).toBe('on Hasner today |');
     unsureAt('We');
-    expect(unsureStretches(vocab, tokens, -0.5)).toBe('We deploy | on Hasner today |');
+    expect(unsureStretches(passWords(vocab, tokens), -0.5)).toBe('We deploy | on Hasner today |');
   });
 });

@@ -3,7 +3,7 @@ import { endedWithEot, type EncodedWindow, type Generation, type WhisperModel } 
 import { createBiasProcessor } from './processor';
 import { phrasePrompt, promptForPhrases } from './prompt';
 import { rankPhrases } from './shortlist';
-import { splicePhrase, unsureStretches, type Splice } from './splice';
+import { passWords, splicePhrase, unsureStretches, type PassWords, type Splice } from './splice';
 
 /** The default bias_strength (spec 4.3). */
 export const DEFAULT_STRENGTH = 0.45;
@@ -105,12 +105,13 @@ export async function decodeWithPhrases(
 ): Promise<Generation> {
   if (phrases.length === 0 || isSilence(first)) return first;
   const vocab = model.vocab;
-  const unsure = unsureStretches(vocab, first.tokens, UNSURE);
+  const heard = passWords(vocab, first.tokens);
+  const unsure = unsureStretches(heard, UNSURE);
   if (!unsure) return first;
   const candidates = phrasePrompt(vocab, rankPhrases(unsure, phrases, CREDIT_MIN_SIM)).phrases;
   if (candidates.length === 0) return first;
   const frame = { language: opts.language, ...(opts.promptIds ? { promptIds: opts.promptIds } : {}) };
-  const judge = new Judge(model, encoded, frame, first, candidates, plan.credit, onCompare);
+  const judge = new Judge(model, encoded, frame, first, heard, candidates, plan.credit, onCompare);
   // the likeliest last in the prompt: nearest the transcript it steers
   const promptIds = [...(opts.promptIds ?? []), ...promptForPhrases(vocab, [...candidates].reverse())];
   // decoded without attention: only a winning proposal is aligned, once, below
@@ -155,6 +156,7 @@ class Judge {
     private readonly encoded: EncodedWindow,
     private readonly frame: { language: string; promptIds?: readonly number[] },
     private readonly first: Generation,
+    firstWords: PassWords,
     phrases: readonly string[],
     private readonly credit: number,
     private readonly onCompare?: (comparison: PhraseComparison) => void,
@@ -162,7 +164,7 @@ class Judge {
     this.best = first;
     this.firstText = textOf(model, first);
     this.creditable = phrases.filter((p) => {
-      const heard = splicePhrase(model.vocab, first.tokens, p, CREDIT_MIN_SIM);
+      const heard = splicePhrase(model.vocab, firstWords, p, CREDIT_MIN_SIM);
       return heard !== null && heard.replacedLogprob < UNSURE;
     });
   }
@@ -235,11 +237,12 @@ async function spliceRounds(judge: Judge, phrases: readonly string[], checkpoint
  */
 async function spliceRound(judge: Judge, phrases: readonly string[]): Promise<boolean> {
   const vocab = judge.model.vocab;
+  const pass = passWords(vocab, judge.best.tokens);
   const have = new Set(judge.gained(judge.best));
   let top: { gen: Generation; score: number; credited: number; how: string } | null = null;
   const splices = phrases
     .filter((phrase) => !have.has(phrase))
-    .map((phrase) => splicePhrase(vocab, judge.best.tokens, phrase, SPLICE_MIN_SIM))
+    .map((phrase) => splicePhrase(vocab, pass, phrase, SPLICE_MIN_SIM))
     .filter((splice): splice is Splice => splice !== null && splice.replacedLogprob < UNSURE)
     .sort((a, b) => b.match.sim - a.match.sim)
     .slice(0, SPLICES_SCORED);

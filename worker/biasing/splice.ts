@@ -27,6 +27,19 @@ export function tokenWords(vocab: SpliceVocabulary, tokens: readonly GeneratedTo
     .map((w) => ({ start: at.get(w.core[0]!)!, end: at.get(w.core[w.core.length - 1]!)! + 1, text: decode(w.core.map((t) => t.id)) }));
 }
 
+/** A decoded pass's words, found once for all the phrases tried against it. */
+export interface PassWords {
+  tokens: readonly GeneratedToken[];
+  words: TokenWord[];
+  /** soundKey of each word. */
+  keys: string[];
+}
+
+export function passWords(vocab: SpliceVocabulary, tokens: readonly GeneratedToken[]): PassWords {
+  const words = tokenWords(vocab, tokens);
+  return { tokens, words, keys: words.map((w) => soundKey(w.text)) };
+}
+
 /** A pass with one run of its words replaced by a listed phrase. */
 export interface Splice {
   phrase: string;
@@ -43,9 +56,9 @@ export interface Splice {
  * (timestamps and the rest of the text untouched), or null when no run sounds at least `minSim` alike.
  * Unlike a find-and-replace on the text, the result is only a candidate: the caller has the model score it.
  */
-export function splicePhrase(vocab: SpliceVocabulary, tokens: readonly GeneratedToken[], phrase: string, minSim: number): Splice | null {
-  const words = tokenWords(vocab, tokens);
-  const match = soundMatch(phrase, words.map((w) => soundKey(w.text)));
+export function splicePhrase(vocab: SpliceVocabulary, pass: PassWords, phrase: string, minSim: number): Splice | null {
+  const { tokens, words } = pass;
+  const match = soundMatch(phrase, pass.keys);
   if (match.sim < minSim || match.end === 0) return null;
   const start = words[match.start]!.start;
   const end = words[match.end - 1]!.end;
@@ -65,8 +78,8 @@ export function splicePhrase(vocab: SpliceVocabulary, tokens: readonly Generated
  * `unsure`), each with one word either side, "|" between stretches; "" when it was sure of every word.
  * What a phrase must sound like to be worth a second look (shortlist.ts rankPhrases reads the "|").
  */
-export function unsureStretches(vocab: SpliceVocabulary, tokens: readonly GeneratedToken[], unsure: number): string {
-  const words = tokenWords(vocab, tokens);
+export function unsureStretches(pass: PassWords, unsure: number): string {
+  const { tokens, words } = pass;
   const mean = (w: TokenWord) => tokens.slice(w.start, w.end).reduce((s, t) => s + t.logprob, 0) / (w.end - w.start);
   const keep = new Set<number>();
   words.forEach((w, i) => {
