@@ -42,7 +42,6 @@ export function passWords(vocab: SpliceVocabulary, tokens: readonly GeneratedTok
 
 /** A pass with one run of its words replaced by a listed phrase. */
 export interface Splice {
-  phrase: string;
   ids: number[];
   match: SoundMatch;
   /** The replaced words, as the pass had them. */
@@ -63,13 +62,11 @@ export function splicePhrase(vocab: SpliceVocabulary, pass: PassWords, phrase: s
   const start = words[match.start]!.start;
   const end = words[match.end - 1]!.end;
   const spaced = vocab.decode([tokens[start]!.id]).startsWith(' ');
-  const replacedTokens = tokens.slice(start, end);
   return {
-    phrase,
     match,
     ids: [...tokens.slice(0, start).map((t) => t.id), ...vocab.encode(spaced ? ` ${phrase.trim()}` : phrase.trim()), ...tokens.slice(end).map((t) => t.id)],
-    replaced: vocab.decode(replacedTokens.map((t) => t.id)).trim(),
-    replacedLogprob: replacedTokens.reduce((s, t) => s + t.logprob, 0) / replacedTokens.length,
+    replaced: vocab.decode(tokens.slice(start, end).map((t) => t.id)).trim(),
+    replacedLogprob: meanLogprob(tokens, start, end),
   };
 }
 
@@ -80,10 +77,9 @@ export function splicePhrase(vocab: SpliceVocabulary, pass: PassWords, phrase: s
  */
 export function unsureStretches(pass: PassWords, unsure: number): string {
   const { tokens, words } = pass;
-  const mean = (w: TokenWord) => tokens.slice(w.start, w.end).reduce((s, t) => s + t.logprob, 0) / (w.end - w.start);
   const keep = new Set<number>();
   words.forEach((w, i) => {
-    if (mean(w) < unsure) for (const k of [i - 1, i, i + 1]) if (k >= 0 && k < words.length) keep.add(k);
+    if (meanLogprob(tokens, w.start, w.end) < unsure) for (const k of [i - 1, i, i + 1]) if (k >= 0 && k < words.length) keep.add(k);
   });
   let text = '';
   words.forEach((w, i) => {
@@ -91,4 +87,9 @@ export function unsureStretches(pass: PassWords, unsure: number): string {
     else if (keep.has(i - 1)) text += ' |';
   });
   return text.trim();
+}
+
+/** The mean log-probability of tokens [start, end): how sure a pass was of what it wrote there. */
+function meanLogprob(tokens: readonly GeneratedToken[], start: number, end: number): number {
+  return tokens.slice(start, end).reduce((sum, t) => sum + t.logprob, 0) / (end - start);
 }
