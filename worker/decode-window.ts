@@ -22,14 +22,20 @@ export async function decodeWindow(model: WhisperModel, encoded: EncodedWindow, 
   const random = seeded(0x5eed);
   let best: Generation | null = null;
   let last: Generation | null = null;
-  for (const temperature of TEMPERATURES) {
-    const gen = await model.generate(encoded, { ...opts, temperature, random });
-    const text = model.vocab.decode(gen.tokens.map((t) => t.id));
-    const repeats = gen.looped || (await compressionRatio(text)) > MAX_COMPRESSION_RATIO;
-    const silent = gen.noSpeechProb > NO_SPEECH_THRESHOLD && gen.avgLogprob < MIN_AVG_LOGPROB;
-    if (silent || (!repeats && gen.avgLogprob >= MIN_AVG_LOGPROB)) return gen;
-    if (!repeats && (!best || gen.avgLogprob > best.avgLogprob)) best = gen;
-    last = gen;
+  // every retry begins with the same prompt
+  const start = await model.promptRun(encoded, opts);
+  try {
+    for (const temperature of TEMPERATURES) {
+      const gen = await model.generate(encoded, { ...opts, temperature, random }, start);
+      const text = model.vocab.decode(gen.tokens.map((t) => t.id));
+      const repeats = gen.looped || (await compressionRatio(text)) > MAX_COMPRESSION_RATIO;
+      const silent = gen.noSpeechProb > NO_SPEECH_THRESHOLD && gen.avgLogprob < MIN_AVG_LOGPROB;
+      if (silent || (!repeats && gen.avgLogprob >= MIN_AVG_LOGPROB)) return gen;
+      if (!repeats && (!best || gen.avgLogprob > best.avgLogprob)) best = gen;
+      last = gen;
+    }
+  } finally {
+    start.release();
   }
   return best ?? last!;
 }

@@ -1,6 +1,7 @@
 /**
- * Minimal ONNX (protobuf wire format) reader/writer and the Whisper encoder patch that lets the encoder
- * run on windows shorter than 30 s. Dependency-free and DOM/Node-agnostic so it runs in a Web Worker.
+ * Minimal ONNX (protobuf wire format) reader/writer, the Whisper encoder patch that lets the encoder
+ * run on windows shorter than 30 s, and the decoder patch that lets a pass begin from a window's
+ * cross-attention cache. Dependency-free and DOM/Node-agnostic so it runs in a Web Worker.
  *
  * Every field is kept as the exact bytes it was read from; only messages we change are re-encoded, so an
  * unpatched model re-serialises byte-for-byte and big initializers are never decoded.
@@ -162,7 +163,7 @@ const MODEL = { opsetImport: 8, graph: 7 } as const;
 const OPSET = { domain: 1, version: 2 } as const;
 const GRAPH = { node: 1, initializer: 5, input: 11, output: 12, valueInfo: 13 } as const;
 const NODE = { input: 1, output: 2, name: 3, opType: 4, attribute: 5, domain: 7 } as const;
-const ATTRIBUTE = { g: 6, graphs: 11 } as const;
+const ATTRIBUTE = { name: 1, g: 6, graphs: 11 } as const;
 const TENSOR = { dims: 1, dataType: 2, name: 8, rawData: 9 } as const;
 const VALUE_INFO = { name: 1, type: 2 } as const;
 const TYPE = { tensorType: 1 } as const;
@@ -170,6 +171,7 @@ const TENSOR_TYPE = { elemType: 1, shape: 2 } as const;
 const SHAPE = { dim: 1 } as const;
 const DIM = { value: 1, param: 2 } as const;
 
+const DATA_TYPE_FLOAT = 1;
 const DATA_TYPE_INT64 = 7;
 
 // ---------------------------------------------------------------------------------------------------
@@ -280,6 +282,15 @@ function encodeInt64Initializer(name: string, values: number[]): Chunks {
   const view = new DataView(raw.buffer);
   values.forEach((v, i) => view.setBigInt64(i * 8, BigInt(v), true));
   return new Chunks().varint(TENSOR.dims, values.length).varint(TENSOR.dataType, DATA_TYPE_INT64).string(TENSOR.name, name).bytesField(TENSOR.rawData, raw);
+}
+
+/** A scalar (rank-0) initializer of one int64 or float value. */
+function encodeScalarInitializer(name: string, dataType: typeof DATA_TYPE_INT64 | typeof DATA_TYPE_FLOAT, value: number): Chunks {
+  const raw = new Uint8Array(dataType === DATA_TYPE_INT64 ? 8 : 4);
+  const view = new DataView(raw.buffer);
+  if (dataType === DATA_TYPE_INT64) view.setBigInt64(0, BigInt(value), true);
+  else view.setFloat32(0, value, true);
+  return new Chunks().varint(TENSOR.dataType, dataType).string(TENSOR.name, name).bytesField(TENSOR.rawData, raw);
 }
 
 function encodeNode(opType: string, name: string, inputs: string[], outputs: string[]): Chunks {
@@ -562,4 +573,131 @@ function deadNodes(nodes: NodeView[], keptOutputs: Set<string>): NodeView[] {
     else dead.push(node);
   }
   return dead;
+}
+
+const CAUSAL = '/localscribe/causal';
+
+/** The decoder input added by patchWhisperDecoder: the first position whose logits are computed. */
+export const LOGITS_FROM = 'logits_from';
+
+/**
+ * Patches a Whisper merged decoder (transformers.js / optimum export: an If on use_cache_branch):
+ * - its cached branch masks future positions, as the uncached branch does. The export traced that branch
+ *   with one new token, so it has no mask: several tokens after a cache (or after an empty one) would each
+ *   see the tokens after it. With the mask, a pass can begin from the window's cross-attention cache with
+ *   all its prompt tokens at once, instead of recomputing that cache from the encoder output every time;
+ * - both branches compute logits only from position LOGITS_FROM (an int64 [1] input) on: a 120-token
+ *   prompt's rows over the 51,865-token vocabulary cost more than the rest of its decoder run.
+ */
+export function patchWhisperDecoder(model: Uint8Array): Uint8Array {
+  const { modelFields, graphFields } = parseModel(model);
+  const ifs = graphFields.filter((f) => f.num === GRAPH.node).map(viewNode).filter((n) => n.opType === 'If' && n.inputs[0] === 'use_cache_branch');
+  if (ifs.length !== 1) throw new Error('Not a Whisper merged decoder: no If on use_cache_branch');
+  const ifNode = ifs[0]!;
+  const inputNames = graphFields.filter((f) => f.num === GRAPH.input).map((f) => viewValueInfo(f).name);
+  const pastKey = 'past_key_values.0.decoder.key';
+  if (!inputNames.includes('input_ids') || !inputNames.includes(pastKey)) throw new Error(`Not a Whisper merged decoder: inputs input_ids and ${pastKey} not found`);
+
+  const name = (part: string) => `${CAUSAL}/${part}`;
+  const initializers = [
+    encodeInt64Initializer(name('end'), [Number.MAX_SAFE_INTEGER]),
+    encodeInt64Initializer(name('axis'), [1]),
+    encodeScalarInitializer(name('zero'), DATA_TYPE_INT64, 0),
+    encodeScalarInitializer(name('one'), DATA_TYPE_INT64, 1),
+    encodeScalarInitializer(name('two'), DATA_TYPE_INT64, 2),
+    encodeInt64Initializer(name('column'), [-1, 1]),
+    encodeScalarInitializer(name('hidden'), DATA_TYPE_FLOAT, -1e9),
+    encodeScalarInitializer(name('shown'), DATA_TYPE_FLOAT, 0),
+  ];
+  // mask[i][j] = -1e9 where key j comes after query i (new token i sits at position past + i)
+  const maskNodes = [
+    encodeNode('Shape', name('ShapeIds'), ['input_ids'], [name('ids_shape')]),
+    encodeNode('Gather', name('GatherNew'), [name('ids_shape'), name('one')], [name('new')]),
+    encodeNode('Shape', name('ShapePast'), [pastKey], [name('past_shape')]),
+    encodeNode('Gather', name('GatherPast'), [name('past_shape'), name('two')], [name('past')]),
+    encodeNode('Add', name('Total'), [name('new'), name('past')], [name('total')]),
+    encodeNode('Range', name('Keys'), [name('zero'), name('total'), name('one')], [name('keys')]),
+    encodeNode('Range', name('NewRange'), [name('zero'), name('new'), name('one')], [name('new_range')]),
+    encodeNode('Add', name('Queries'), [name('new_range'), name('past')], [name('queries_row')]),
+    encodeNode('Reshape', name('QueriesColumn'), [name('queries_row'), name('column')], [name('queries')]),
+    encodeNode('Greater', name('Future'), [name('keys'), name('queries')], [name('future')]),
+    encodeNode('Where', name('Mask'), [name('future'), name('hidden'), name('shown')], [name('mask')]),
+  ];
+
+  let masked = 0;
+  let sliced = 0;
+  const attribute = (field: Field): Chunks | null => {
+    const fields = readFields(payload(field));
+    const attrName = fields.find((f) => f.num === ATTRIBUTE.name);
+    const graph = fields.find((f) => f.num === ATTRIBUTE.g);
+    if (!attrName || !graph) return null;
+    const cached = str(attrName) === 'then_branch';
+    const out = new Chunks();
+    for (const f of fields) {
+      if (f !== graph) out.push(f.bytes);
+      else out.message(ATTRIBUTE.g, patchedBranch(readFields(payload(graph)), cached));
+    }
+    return out;
+  };
+  const patchedBranch = (branch: Field[], cached: boolean): Chunks => {
+    const out = new Chunks();
+    let maskPlaced = !cached;
+    for (const f of branch) {
+      if (f.num !== GRAPH.node) {
+        out.push(f.bytes);
+        continue;
+      }
+      if (!maskPlaced) {
+        for (const c of maskNodes) out.message(GRAPH.node, c);
+        maskPlaced = true;
+      }
+      const node = viewNode(f);
+      if (cached && node.opType === 'Softmax' && /\/self_attn\/Softmax$/.test(node.name)) {
+        const scores = node.inputs[0]!;
+        const maskedScores = `${scores}${CAUSAL}`;
+        out.message(GRAPH.node, encodeNode('Add', `${node.name}${CAUSAL}`, [scores, name('mask')], [maskedScores]));
+        out.message(GRAPH.node, renameNodeInput(node, scores, maskedScores));
+        masked++;
+      } else if (node.outputs[0] === 'logits' && node.opType === 'MatMul') {
+        const hidden = node.inputs[0]!;
+        const kept = `${hidden}${CAUSAL}/from`;
+        out.message(GRAPH.node, encodeNode('Slice', `${node.name}${CAUSAL}/Slice`, [hidden, LOGITS_FROM, name('end'), name('axis')], [kept]));
+        out.message(GRAPH.node, renameNodeInput(node, hidden, kept));
+        sliced++;
+      } else out.push(f.bytes);
+    }
+    return out;
+  };
+
+  const node = new Chunks();
+  for (const f of ifNode.fields) {
+    const edited = f.num === NODE.attribute ? attribute(f) : null;
+    if (edited) node.message(NODE.attribute, edited);
+    else node.push(f.bytes);
+  }
+  if (masked === 0) throw new Error('Whisper decoder patch: no self-attention Softmax in the cached branch');
+  if (sliced !== 2) throw new Error(`Whisper decoder patch: expected a MatMul giving the logits in each branch, found ${sliced}`);
+
+  const graph = new Chunks();
+  let [initializersPlaced, inputPlaced] = [false, false];
+  for (const f of graphFields) {
+    if (f.num === GRAPH.initializer && !initializersPlaced) {
+      for (const c of initializers) graph.message(GRAPH.initializer, c);
+      initializersPlaced = true;
+    }
+    if (f.num === GRAPH.input && !inputPlaced) {
+      graph.message(GRAPH.input, encodeValueInfo(LOGITS_FROM, DATA_TYPE_INT64, [1]));
+      inputPlaced = true;
+    }
+    if (f === ifNode.field) graph.message(GRAPH.node, node);
+    else graph.push(f.bytes);
+  }
+  if (!initializersPlaced) for (const c of initializers) graph.message(GRAPH.initializer, c);
+
+  const out = new Chunks();
+  for (const f of modelFields) {
+    if (f.num === MODEL.graph) out.message(MODEL.graph, graph);
+    else out.push(f.bytes);
+  }
+  return out.concat();
 }

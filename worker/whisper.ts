@@ -3,6 +3,7 @@ import { beamSearch, type DecoderStepper } from './biasing/beam';
 import type { BiasProcessor } from './biasing/processor';
 import { applyTimestampRules, logSumExp } from './logit-rules';
 import { FULL_FRAMES } from './mel';
+import { LOGITS_FROM, patchWhisperDecoder } from './onnx-graph';
 import type { GenerationConfig, WhisperVocabulary } from './tokenizer';
 
 type Ort = typeof OrtModule;
@@ -75,7 +76,7 @@ export interface BeamSettings {
 
 /**
  * One decoder hypothesis: its own self-attention cache. The cross-attention cache (from the encoder
- * output) is shared by every hypothesis of a window and owned by the DecoderSteps that made it.
+ * output) is shared by every hypothesis and every pass over a window (WhisperModel.decoderForward).
  */
 export interface DecoderState {
   readonly self: Past;
@@ -110,10 +111,10 @@ export class DecoderSteps implements DecoderStepper<DecoderState> {
 
   async start(): Promise<{ state: DecoderState; logits: Float32Array }> {
     if (this.cross) throw new Error('DecoderSteps.start() runs once');
-    const out = await this.model.decoderForward(this.prompt, null, this.encoded, false, true);
+    const out = await this.model.decoderForward(this.prompt, null, this.encoded, { logitsFrom: this.sotIndex });
     this.steps++;
-    this.noSpeechProb = softmaxAt(out.logits, this.sotIndex, this.model.vocab.noSpeech);
-    const logits = rowAt(out.logits, this.prompt.length - 1);
+    this.noSpeechProb = softmaxAt(out.logits, 0, this.model.vocab.noSpeech);
+    const logits = rowAt(out.logits, this.prompt.length - 1 - this.sotIndex);
     out.logits.dispose();
     this.cross = pick(out.past, '.encoder.');
     return { state: this.keep(pick(out.past, '.decoder.')), logits };
@@ -122,7 +123,7 @@ export class DecoderSteps implements DecoderStepper<DecoderState> {
   async step(state: DecoderState, token: number): Promise<{ state: DecoderState; logits: Float32Array }> {
     this.checkpoint?.();
     if (!this.cross || !this.live.has(state)) throw new Error('DecoderSteps.step() on a released or foreign state');
-    const out = await this.model.decoderForward([token], { ...state.self, ...this.cross }, this.encoded, false, false);
+    const out = await this.model.decoderForward([token], { ...state.self, ...this.cross }, this.encoded, { consumePast: false });
     this.steps++;
     const logits = rowAt(out.logits, 0);
     out.logits.dispose();
@@ -134,10 +135,9 @@ export class DecoderSteps implements DecoderStepper<DecoderState> {
     for (const t of Object.values(state.self)) t.dispose();
   }
 
-  /** Releases every live hypothesis and the shared cross-attention cache. */
+  /** Releases every live hypothesis (the cross-attention cache is the model's, for the window). */
   dispose(): void {
     for (const s of [...this.live]) this.release(s);
-    if (this.cross) for (const t of Object.values(this.cross)) t.dispose();
     this.cross = null;
   }
 
@@ -150,6 +150,9 @@ export class DecoderSteps implements DecoderStepper<DecoderState> {
 
 /** The q8 Whisper encoder and merged decoder (KV cache), run by onnxruntime-web. */
 export class WhisperModel {
+  /** Per encoded window, the cross-attention keys and values its first decoder run computed. */
+  private readonly crossCaches = new WeakMap<EncodedWindow, Past>();
+
   private constructor(
     private readonly ort: Ort,
     private readonly encoder: Session,
@@ -172,7 +175,7 @@ export class WhisperModel {
     dynamicFrames: boolean,
   ): Promise<WhisperModel> {
     const encoder = await ort.InferenceSession.create(encoderBytes, options);
-    const decoder = await ort.InferenceSession.create(decoderBytes, options);
+    const decoder = await ort.InferenceSession.create(patchWhisperDecoder(decoderBytes), options);
     const dims = {
       layers: config.decoder_layers,
       heads: config.decoder_attention_heads,
@@ -206,18 +209,35 @@ export class WhisperModel {
     return new Map(codes.map((c, i) => [c, Math.exp(scores[i]! - z)]));
   }
 
-  /** One decoding pass over a window (greedy at temperature 0, sampling above). */
-  async generate(encoded: EncodedWindow, opts: GenerateOptions): Promise<Generation> {
+  /**
+   * The prompt of a pass with `opts` run through the decoder once, for several passes that begin with it
+   * (see generate's `start`); the caller releases it. Each run of a prompt also recomputes the
+   * cross-attention cache from the encoder output, most of the cost of a short prompt.
+   */
+  async promptRun(encoded: EncodedWindow, opts: Pick<GenerateOptions, 'language' | 'promptIds' | 'wantAttention'>): Promise<PromptRun> {
+    const { prefix, prompt } = this.framing(encoded, { ...opts, audioSeconds: 0 });
+    // logits from <|startoftranscript|> on: its row gives the no-speech probability, the last row the first token
+    const step = await this.forward(prompt, null, encoded, opts.wantAttention, true, prefix.length);
+    return new PromptRun(prompt, step, softmaxAt(step.logits, 0, this.vocab.noSpeech));
+  }
+
+  /**
+   * One decoding pass over a window (greedy at temperature 0, sampling above), from `start` when given
+   * (a promptRun of the same prompt, left for the caller to release) instead of running the prompt again.
+   */
+  async generate(encoded: EncodedWindow, opts: GenerateOptions, start?: PromptRun): Promise<Generation> {
+    // a beam runs the prompt itself (DecoderSteps.start) and leaves `start` unused
     if (opts.beam && opts.beam.size > 1 && opts.temperature === 0) return this.generateBeam(encoded, opts, opts.beam);
     const v = this.vocab;
     const { prefix, prompt, maxTokens, maxTsIndex } = this.framing(encoded, opts);
     const tokens: GeneratedToken[] = [];
     const attention: Float32Array[] | null = opts.wantAttention ? [] : null;
+    if (start && !start.fits(prompt, opts.wantAttention)) throw new Error('generate(): start is a prompt run of another prompt, or lacks attention');
 
-    let step = await this.forward(prompt, null, encoded, opts.wantAttention);
-    const sotIndex = prefix.length;
-    const noSpeechProb = softmaxAt(step.logits, sotIndex, v.noSpeech);
-    let rowIndex = prompt.length - 1;
+    const shared = start?.step;
+    let step = shared ?? (await this.forward(prompt, null, encoded, opts.wantAttention, true, prefix.length));
+    const noSpeechProb = start ? start.noSpeechProb : softmaxAt(step.logits, 0, v.noSpeech);
+    let rowIndex = prompt.length - 1 - prefix.length;
     const generated: number[] = [];
     // text tokens only: a loop of whole segments differs in its timestamp tokens but not in its text
     const textIds: number[] = [];
@@ -238,10 +258,11 @@ export class WhisperModel {
       sumLogprob += logprob;
       looped = repeatsTail(textIds);
       if (looped || closesAtEnd(generated, v, maxTsIndex)) break;
-      step = await this.forward([id], step.past, encoded, opts.wantAttention);
+      // the shared start's cache is extended, not consumed: another pass begins from it too
+      step = await this.forward([id], step.past, encoded, opts.wantAttention, step !== shared);
       rowIndex = 0;
     }
-    releaseAll(step.past);
+    if (step !== shared) releaseSelf(step.past);
     return {
       tokens,
       avgLogprob: sumLogprob / Math.max(1, tokens.length),
@@ -265,15 +286,15 @@ export class WhisperModel {
   async tokenLogprobs(encoded: EncodedWindow, opts: Pick<GenerateOptions, 'language' | 'promptIds'>, ids: readonly number[]): Promise<number[]> {
     const { prompt } = this.framing(encoded, { ...opts, audioSeconds: 0 });
     const targets = [...ids, this.vocab.eot];
-    const out = await this.decoderForward([...prompt, ...ids], null, encoded, false, true);
+    const out = await this.decoderForward([...prompt, ...ids], null, encoded, { logitsFrom: prompt.length - 1 });
     try {
       return targets.map((target, i) => {
-        const row = rowAt(out.logits, prompt.length - 1 + i);
+        const row = rowAt(out.logits, i);
         return row[target]! - logSumExp(row, 0, row.length);
       });
     } finally {
       out.logits.dispose();
-      releaseAll(out.past);
+      releaseSelf(out.past);
     }
   }
 
@@ -285,9 +306,10 @@ export class WhisperModel {
   async attentionRows(encoded: EncodedWindow, prompt: readonly number[], ids: readonly number[], endedWithEot: boolean): Promise<Float32Array[]> {
     const rows = ids.length + (endedWithEot ? 1 : 0);
     const positions = Array.from({ length: rows }, (_, i) => prompt.length - 1 + i);
-    const out = await this.decoderForward([...prompt, ...ids].slice(0, prompt.length - 1 + Math.max(1, rows)), null, encoded, true, true, positions);
+    const input = [...prompt, ...ids].slice(0, prompt.length - 1 + Math.max(1, rows));
+    const out = await this.decoderForward(input, null, encoded, { wantAttention: true, attentionAt: positions, logitsFrom: input.length - 1 });
     out.logits.dispose();
-    releaseAll(out.past);
+    releaseSelf(out.past);
     return out.attention ?? [];
   }
 
@@ -360,34 +382,37 @@ export class WhisperModel {
     past: Past | null,
     encoded: EncodedWindow,
     wantAttention: boolean,
-  ): Promise<{ logits: Tensor; past: Past; attention: Float32Array | null }> {
-    const out = await this.decoderForward(ids, past, encoded, wantAttention, true);
+    consumePast = true,
+    logitsFrom = 0,
+  ): Promise<DecoderRun> {
+    const out = await this.decoderForward(ids, past, encoded, { wantAttention, consumePast, logitsFrom });
     return { logits: out.logits, past: out.past, attention: out.attention?.[0] ?? null };
   }
 
   /**
-   * One decoder run. `past` holds the self- and cross-attention caches (null: no cache, `ids` from the
-   * start); the result's past has the new self-attention cache and the same cross-attention tensors.
-   * With `consumePast` the input's self-attention tensors are disposed (greedy); without, the caller
-   * keeps them (a beam extends one parent several times). Attention rows are taken at `positions`
-   * (default: the last input position).
-   * @internal for DecoderSteps
+   * One decoder run. `past` holds the self- and cross-attention caches (null: `ids` from the start);
+   * the result's past has the new self-attention cache and the window's cross-attention tensors.
+   * The logits are [1, ids.length - logitsFrom, vocab]: row r is position logitsFrom + r.
+   * @internal for DecoderSteps and the pattern pass
    */
   async decoderForward(
     ids: readonly number[],
     past: Past | null,
     encoded: EncodedWindow,
-    wantAttention: boolean,
-    consumePast: boolean,
-    positions: readonly number[] = [ids.length - 1],
+    run: DecoderRunOptions = {},
   ): Promise<{ logits: Tensor; past: Past; attention: Float32Array[] | null }> {
+    const { wantAttention = false, consumePast = true, attentionAt = [ids.length - 1], logitsFrom = 0 } = run;
     const { ort, dims } = this;
+    // a window's first run computes its cross-attention cache; every later run begins from it
+    const cross = this.crossCaches.get(encoded);
+    if (!past && cross) past = { ...this.emptySelf(), ...cross };
     const feeds: Record<string, Tensor> = {
       input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, (x) => BigInt(x)), [1, ids.length]),
       // The cached branch reads cross-attention keys/values from the past, never the hidden states:
       // a one-frame stand-in saves copying the whole encoder output into wasm memory at every step.
       encoder_hidden_states: past ? this.hiddenStandIn(encoded) : encoded.hidden,
       use_cache_branch: new ort.Tensor('bool', new Uint8Array([past ? 1 : 0]), [1]),
+      [LOGITS_FROM]: new ort.Tensor('int64', BigInt64Array.from([BigInt(logitsFrom)]), [1]),
     };
     const empty = new Float32Array(0);
     for (let l = 0; l < dims.layers; l++) {
@@ -408,6 +433,7 @@ export class WhisperModel {
     const out = await this.decoder.run(feeds, fetches);
     feeds['input_ids']!.dispose();
     feeds['use_cache_branch']!.dispose();
+    feeds[LOGITS_FROM]!.dispose();
     if (past) feeds['encoder_hidden_states']!.dispose();
 
     const next: Past = {};
@@ -418,11 +444,21 @@ export class WhisperModel {
         next[enc] = past ? past[enc]! : out[enc]!;
       }
     }
-    if (past && consumePast) for (const [k, t] of Object.entries(past)) if (k.includes('.decoder.')) t.dispose();
+    if (past && consumePast) releaseSelf(past);
+    if (!cross) this.crossCaches.set(encoded, pick(next, '.encoder.'));
 
-    const attention = wantAttention ? positions.map((p) => this.alignmentRows(out, p)) : null;
+    const attention = wantAttention ? attentionAt.map((p) => this.alignmentRows(out, p)) : null;
     for (const l of attnLayers) out[`cross_attentions.${l}`]!.dispose();
     return { logits: out['logits']!, past: next, attention };
+  }
+
+  /** An empty self-attention cache: the start of a run that begins from a window's cross-attention cache. */
+  private emptySelf(): Past {
+    const past: Past = {};
+    for (let l = 0; l < this.dims.layers; l++) {
+      for (const kv of ['key', 'value']) past[`present.${l}.decoder.${kv}`] = new this.ort.Tensor('float32', new Float32Array(0), [1, this.dims.heads, 0, this.dims.headDim]);
+    }
+    return past;
   }
 
   private hiddenStandIn(encoded: EncodedWindow): Tensor {
@@ -446,10 +482,51 @@ export class WhisperModel {
 
 }
 
-/** Disposes every tensor of a decoder cache (or any name → tensor record). */
-export function releaseAll(past: Record<string, { dispose(): void }>): void {
-  for (const t of Object.values(past)) t.dispose();
+export interface DecoderRunOptions {
+  /** Return the alignment heads' cross-attention rows at `attentionAt` (default: the last input position). */
+  wantAttention?: boolean;
+  attentionAt?: readonly number[];
+  /** Dispose the input's self-attention tensors (default); without, the caller keeps them (one parent, several children). */
+  consumePast?: boolean;
+  /** The first position whose logits are computed (default 0). */
+  logitsFrom?: number;
 }
+
+/** One decoder run: its logits, its caches, and the alignment heads' attention at its last position. */
+interface DecoderRun {
+  logits: Tensor;
+  past: Past;
+  attention: Float32Array | null;
+}
+
+/** A prompt run once through the decoder (WhisperModel.promptRun), for passes that begin with it. */
+export class PromptRun {
+  constructor(
+    private readonly prompt: readonly number[],
+    /** @internal for WhisperModel.generate */
+    readonly step: DecoderRun,
+    readonly noSpeechProb: number,
+  ) {}
+
+  /** Whether a pass with `prompt` (and attention rows, if wanted) may begin from this run. */
+  fits(prompt: readonly number[], wantAttention: boolean): boolean {
+    return prompt.length === this.prompt.length && prompt.every((id, i) => id === this.prompt[i]) && (!wantAttention || this.step.attention !== null);
+  }
+
+  release(): void {
+    this.step.logits.dispose();
+    releaseSelf(this.step.past);
+  }
+}
+
+/**
+ * Disposes the self-attention part of a decoder cache. Its cross-attention part belongs to the model's
+ * cache for the window (see WhisperModel.decoderForward) and goes with the window.
+ */
+export function releaseSelf(past: Past): void {
+  for (const [k, t] of Object.entries(past)) if (k.includes('.decoder.')) t.dispose();
+}
+
 
 export type Past = Record<string, Tensor>;
 

@@ -71,14 +71,13 @@ it('phrase biasing: recall, WER, false insertions', async () => {
     const firstWords = passWords(model.vocab, first.tokens);
     const line: string[] = [];
     for (const cond of conditions) {
-      const m = /^S([\d.]+)((?:[bcs][\d.]+)*)$/.exec(cond);
+      const m = /^S([\d.]+)((?:[cs][\d.]+)*)$/.exec(cond);
       if (cond !== 'off' && !m) throw new Error(`unknown condition ${cond}`);
       const plan = m ? biasPlan(Number(m[1])) : null;
-      const overrides = [...(m?.[2] ?? '').matchAll(/([bcs])([\d.]+)/g)].map(([, part, value]) => [part, Number(value)] as const);
+      const overrides = [...(m?.[2] ?? '').matchAll(/([cs])([\d.]+)/g)].map(([, part, value]) => [part, Number(value)] as const);
       if (plan) {
         const boosts = overrides.filter(([part]) => part === 's').map(([, v]) => v);
         if (boosts.length > 0) plan.proposals = boosts;
-        for (const [part, v] of overrides) if (part === 'b') plan.beam = v;
         for (const [part, v] of overrides) if (part === 'c') plan.credit = v;
       }
       t0 = performance.now();

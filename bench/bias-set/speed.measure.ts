@@ -21,16 +21,19 @@ it('decoding cost with 10,000 phrases', async () => {
   const reps = Number(process.env.REPS ?? 3);
   let windows = 0;
   for (const file of ['bias/fw_hotwords.mp3', 'en/jfk.flac']) {
-    const clip = await encodeClip(model, readAudio(join(EVAL_DIR, file)));
+    const audio = readAudio(join(EVAL_DIR, file));
+    const clip = await encodeClip(model, audio);
     const opts = { language: 'en', wantAttention: false, audioSeconds: clip.seconds };
     const first = await decodeWindow(model, clip.encoded, opts);
     // warm-up: keys and tries of both lists built here, not timed
     for (const phrases of Object.values(lists)) await decodeWithPhrases(model, clip.encoded, opts, first, phrases, plan);
     for (let r = 0; r < reps; r++, windows++) {
       for (const [name, phrases] of Object.entries(lists)) {
+        // encoded again, untimed: a window's first decoder run computes its cross-attention cache, as in the engine
+        const { encoded } = await encodeClip(model, audio);
         const start = performance.now();
-        const pass = await decodeWindow(model, clip.encoded, opts);
-        await decodeWithPhrases(model, clip.encoded, opts, pass, phrases, plan);
+        const pass = await decodeWindow(model, encoded, opts);
+        await decodeWithPhrases(model, encoded, opts, pass, phrases, plan);
         totals.set(name, totals.get(name)! + performance.now() - start);
       }
     }

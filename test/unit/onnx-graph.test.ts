@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../config/paths';
-import { listGraph, patchWhisperEncoder, roundTripModel } from '../../worker/onnx-graph';
+import { listGraph, LOGITS_FROM, patchWhisperDecoder, patchWhisperEncoder, roundTripModel } from '../../worker/onnx-graph';
 import { FULL_FRAMES, logMelSpectrogram, N_MELS } from '../../worker/mel';
 import { loadEvalClip } from './helpers/audio';
 
@@ -13,6 +13,7 @@ const model = (path: string): Uint8Array => new Uint8Array(readFileSync(join(ROO
 const TINY_ENCODER = 'whisper-tiny/onnx/encoder_model_quantized.onnx';
 const BASE_ENCODER = 'whisper-base/onnx/encoder_model_quantized.onnx';
 const SILERO = 'silero-vad/silero_vad_v5.onnx';
+const TINY_DECODER = 'whisper-tiny/onnx/decoder_model_merged_quantized.onnx';
 
 /** The first `frames` columns of a [N_MELS, FULL_FRAMES] spectrogram. */
 function firstFrames(mel: Float32Array, frames: number): Float32Array {
@@ -181,5 +182,69 @@ describe('patchWhisperEncoder on a model that is not a Whisper encoder', () => {
 
   it('throws when the bytes are not an ONNX model at all', () => {
     expect(() => patchWhisperEncoder(new TextEncoder().encode('hello, world'), { dynamicFrames: true })).toThrow(/ONNX/);
+  });
+});
+
+describe('patchWhisperDecoder on whisper-tiny', () => {
+  const [layers, heads, headDim] = [4, 6, 64];
+  // <|startoftranscript|><|en|><|transcribe|><|notimestamps|> and a few text tokens
+  const ids = [50258, 50259, 50359, 50363, 440, 1029, 286, 264, 1164, 13];
+  let hidden: ort.Tensor;
+
+  /**
+   * The merged decoder's feeds: the uncached branch without `cross`, else the cached one from an empty
+   * self-attention cache; logits from position `logitsFrom` when given (the patched decoder's input).
+   */
+  function feeds(cross: Record<string, ort.Tensor> | null, logitsFrom?: number): Record<string, ort.Tensor> {
+    const f: Record<string, ort.Tensor> = {
+      input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, ids.length]),
+      encoder_hidden_states: hidden,
+      use_cache_branch: new ort.Tensor('bool', new Uint8Array([cross ? 1 : 0]), [1]),
+      ...(logitsFrom === undefined ? {} : { [LOGITS_FROM]: new ort.Tensor('int64', BigInt64Array.from([BigInt(logitsFrom)]), [1]) }),
+    };
+    for (let l = 0; l < layers; l++) {
+      for (const kv of ['key', 'value']) {
+        f[`past_key_values.${l}.decoder.${kv}`] = new ort.Tensor('float32', new Float32Array(0), [1, heads, 0, headDim]);
+        f[`past_key_values.${l}.encoder.${kv}`] = cross?.[`present.${l}.encoder.${kv}`] ?? new ort.Tensor('float32', new Float32Array(0), [1, heads, 0, headDim]);
+      }
+    }
+    return f;
+  }
+
+  /** Logits of the cached branch, fed the cross-attention cache of an uncached run, against the uncached run's. */
+  async function cachedAgainstUncached(bytes: Uint8Array, logitsFrom?: number): Promise<number> {
+    const session = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
+    const uncached = await session.run(feeds(null, logitsFrom));
+    const cached = await session.run(feeds(uncached, logitsFrom));
+    return compare(cached.logits!, uncached.logits!, ids.length).maxAbs;
+  }
+
+  beforeAll(async () => {
+    const encoder = await ort.InferenceSession.create(model(TINY_ENCODER), { executionProviders: ['wasm'] });
+    hidden = await encode(encoder, logMelSpectrogram(loadEvalClip('en/1089-134686-0001.flac'), FULL_FRAMES), FULL_FRAMES);
+  }, 60_000);
+
+  it('lets the cached branch take several tokens at once, as the uncached branch does', async () => {
+    expect(await cachedAgainstUncached(patchWhisperDecoder(model(TINY_DECODER)), 0)).toBeLessThan(1e-3);
+  }, 120_000);
+
+  it.each([false, true])('computes logits only from logits_from on (cached branch: %s)', async (cachedBranch) => {
+    const session = await ort.InferenceSession.create(patchWhisperDecoder(model(TINY_DECODER)), { executionProviders: ['wasm'] });
+    const uncached = await session.run(feeds(null, 0));
+    const from = 3;
+    const some = await session.run(feeds(cachedBranch ? uncached : null, from));
+    const all = uncached.logits!;
+    expect(some.logits!.dims).toEqual([1, ids.length - from, all.dims[2]]);
+    const vocab = all.dims[2]!;
+    const tail = new ort.Tensor('float32', (all.data as Float32Array).subarray(from * vocab), [1, ids.length - from, vocab]);
+    expect(compare(some.logits!, tail, ids.length - from).maxAbs).toBeLessThan(1e-3);
+  }, 120_000);
+
+  it('the unpatched cached branch lets each token see the ones after it (why the patch exists)', async () => {
+    expect(await cachedAgainstUncached(model(TINY_DECODER))).toBeGreaterThan(1);
+  }, 120_000);
+
+  it('throws an error naming what it did not find in another model', () => {
+    expect(() => patchWhisperDecoder(model(TINY_ENCODER))).toThrow(/Not a Whisper merged decoder/);
   });
 });

@@ -7,7 +7,7 @@ import {
   closesAtEnd,
   endedWithEot,
   pick,
-  releaseAll,
+  releaseSelf,
   repeatsTail,
   rowAt,
   type EncodedWindow,
@@ -105,7 +105,7 @@ async function scoreAndPlaces(
   const table = tokenTable(v);
   const words = wordStarts(ids, v, table);
   const starts = candidateStarts(words, patterns);
-  const out = await model.decoderForward([...f.prompt, ...ids.map((t) => t.id)], null, encoded, false, true);
+  const out = await model.decoderForward([...f.prompt, ...ids.map((t) => t.id)], null, encoded, { logitsFrom: f.prompt.length - 1 });
   const vocabSize = out.logits.dims[2]!;
   const data = out.logits.data as Float32Array;
   let logprob = 0;
@@ -113,7 +113,7 @@ async function scoreAndPlaces(
   try {
     const targets = [...ids.map((t) => t.id), v.eot];
     for (let i = 0; i < targets.length; i++) {
-      const offset = (f.prompt.length - 1 + i) * vocabSize;
+      const offset = i * vocabSize;
       const row = data.subarray(offset, offset + vocabSize);
       const z = logSumExp(row, 0, vocabSize);
       const before = logprob;
@@ -127,7 +127,7 @@ async function scoreAndPlaces(
     }
   } finally {
     out.logits.dispose();
-    releaseAll(out.past);
+    releaseSelf(out.past);
   }
   return { logprob, places: places.filter((p) => p.gap <= START_MARGIN) };
 }
@@ -215,8 +215,9 @@ async function constrainedPasses(
   const table = tokenTable(v);
   const adjust = opts.adjustLogits ?? opts.beam?.adjustLogits;
   const prefixIds = prefix.map((t) => t.id);
-  const out = await model.decoderForward([...f.prompt, ...prefixIds], null, encoded, false, true);
-  const row0 = rowAt(out.logits, f.prompt.length + prefixIds.length - 1);
+  const input = [...f.prompt, ...prefixIds];
+  const out = await model.decoderForward(input, null, encoded, { logitsFrom: input.length - 1 });
+  const row0 = rowAt(out.logits, 0);
   out.logits.dispose();
   const cross = pick(out.past, '.encoder.');
   const self0 = pick(out.past, '.decoder.');
@@ -234,7 +235,7 @@ async function constrainedPasses(
   const passes: Pass[] = [];
   const held = new Set<Hyp>(live);
   const release = (keep: Set<Hyp>) => {
-    for (const h of held) if (!keep.has(h)) releaseAll(h.self);
+    for (const h of held) if (!keep.has(h)) releaseSelf(h.self);
     for (const h of [...held]) if (!keep.has(h)) held.delete(h);
   };
   try {
@@ -265,7 +266,7 @@ async function constrainedPasses(
       }
       const next: Hyp[] = [];
       for (const e of chosen) {
-        const stepped = await model.decoderForward([e.id], { ...e.hyp.self, ...cross }, encoded, false, false);
+        const stepped = await model.decoderForward([e.id], { ...e.hyp.self, ...cross }, encoded, { consumePast: false });
         const self = pick(stepped.past, '.decoder.');
         const row = rowAt(stepped.logits, 0);
         stepped.logits.dispose();
@@ -284,7 +285,6 @@ async function constrainedPasses(
     }
   } finally {
     release(new Set());
-    releaseAll(cross);
   }
   return passes;
 }
@@ -323,14 +323,14 @@ async function decodeOn(
         tokens.push(...rest.slice(at));
         break;
       }
-      const stepped = await model.decoderForward([id], { ...self, ...cross }, encoded, false, false);
-      releaseAll(self);
+      const stepped = await model.decoderForward([id], { ...self, ...cross }, encoded, { consumePast: false });
+      releaseSelf(self);
       self = pick(stepped.past, '.decoder.');
       raw = rowAt(stepped.logits, 0);
       stepped.logits.dispose();
     }
   } finally {
-    releaseAll(self);
+    releaseSelf(self);
   }
   return { tokens, codeEnd };
 }

@@ -1,5 +1,5 @@
 import { isSilence, type DecodeOptions } from '../decode-window';
-import { endedWithEot, type EncodedWindow, type Generation, type WhisperModel } from '../whisper';
+import { endedWithEot, type EncodedWindow, type Generation, type PromptRun, type WhisperModel } from '../whisper';
 import { createBiasProcessor } from './processor';
 import { phrasePrompt, promptForPhrases } from './prompt';
 import { rankPhrases } from './shortlist';
@@ -56,8 +56,6 @@ const SPLICE_ROUNDS = 3;
 export interface BiasPlan {
   /** One biased pass per entry, with that strength for the trie processor (boost = strength × TOKEN_BOOST per token). */
   proposals: number[];
-  /** Beam size of the biased passes (1: greedy). */
-  beam: number;
   /** Log-probability each gained phrase may cost and still be kept, when the passes are compared. */
   credit: number;
 }
@@ -68,7 +66,7 @@ export interface BiasPlan {
  */
 export function biasPlan(strength: number): BiasPlan | null {
   if (!(strength > 0)) return null;
-  return { proposals: [DEFAULT_STRENGTH, 1], beam: 1, credit: PHRASE_CREDIT * Math.sqrt(strength / DEFAULT_STRENGTH) };
+  return { proposals: [DEFAULT_STRENGTH, 1], credit: PHRASE_CREDIT * Math.sqrt(strength / DEFAULT_STRENGTH) };
 }
 
 /** What a comparison of the passes saw (for measurements). */
@@ -120,13 +118,19 @@ export async function decodeWithPhrases(
   await spliceRounds(judge, candidates, opts.checkpoint);
   const spliced = judge.best;
   const tried = new Set<string>();
-  for (const strength of plan.proposals) {
-    const proposal = await propose(model, encoded, proposalOpts, createBiasProcessor(vocab, candidates, strength), plan.beam);
-    const text = textOf(model, proposal);
-    // a pass that fell into a loop proposes the loop, not the phrase
-    if (proposal.looped || tried.has(text)) continue;
-    tried.add(text);
-    await judge.weigh(proposal, 'proposal');
+  // the proposals share their prompt, run once
+  const start = await model.promptRun(encoded, proposalOpts);
+  try {
+    for (const strength of plan.proposals) {
+      const proposal = await propose(model, encoded, proposalOpts, createBiasProcessor(vocab, candidates, strength), start);
+      const text = textOf(model, proposal);
+      // a pass that fell into a loop proposes the loop, not the phrase
+      if (proposal.looped || tried.has(text)) continue;
+      tried.add(text);
+      await judge.weigh(proposal, 'proposal');
+    }
+  } finally {
+    start.release();
   }
   // a winning proposal may still lack a phrase that a splice adds
   if (judge.best !== spliced) await spliceRounds(judge, candidates, opts.checkpoint);
@@ -268,23 +272,13 @@ function proposalLimit(first: Generation): number {
  * One biased pass at temperature 0 only: the temperature fallback's sampled passes made proposals
  * several times dearer (base: 9x the unbiased decoding time) for the rare name they found.
  */
-function propose(
-  model: WhisperModel,
-  encoded: EncodedWindow,
-  opts: DecodeOptions,
-  bias: ReturnType<typeof createBiasProcessor>,
-  beam: number,
-): Promise<Generation> {
+function propose(model: WhisperModel, encoded: EncodedWindow, opts: DecodeOptions, bias: ReturnType<typeof createBiasProcessor>, start: PromptRun): Promise<Generation> {
   const adjust = opts.adjustLogits;
-  return model.generate(encoded, {
-    ...opts,
-    temperature: 0,
-    adjustLogits: (logits, generated) => {
-      adjust?.(logits, generated);
-      bias.adjustLogits(logits, generated);
-    },
-    ...(beam > 1 ? { beam: { size: beam, bias, ...(adjust ? { adjustLogits: adjust } : {}) } } : {}),
-  });
+  const adjustLogits = (logits: Float32Array, generated: readonly number[]) => {
+    adjust?.(logits, generated);
+    bias.adjustLogits(logits, generated);
+  };
+  return model.generate(encoded, { ...opts, temperature: 0, adjustLogits }, start);
 }
 
 function textOf(model: WhisperModel, gen: Generation): string {
