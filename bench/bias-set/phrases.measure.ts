@@ -2,8 +2,8 @@
  * Phrase biasing on the bias set (bench/bias-set/generate.mjs) and on ../shared/eval/en with the real
  * model in Node: recall of the bias terms, WER, and false insertions into unrelated audio, per condition.
  * Every condition decodes as the engine does (worker/steering.ts): `off` is the unbiased pass alone,
- * `S<x>` adds decodeWithPhrases at bias_strength x (phrase-pass.ts biasPlan), `S<x>` followed by `b<n>`, `c<y>`,
- * `s<z>` (repeatable) overrides the plan's beam, credit per phrase token, proposal strengths. Env: VOICES=slt,awb (subset), MODEL=whisper-base,
+ * `S<x>` adds decodeWithPhrases at bias_strength x (phrase-pass.ts biasPlan), `S<x>` followed by `c<y>`,
+ * `s<z>` (repeatable) overrides the plan's credit per phrase, proposal strengths. Env: VOICES=slt,awb (subset), MODEL=whisper-base,
  * CONDITIONS=off,S0.45,S1, EN=0 to skip ../shared/eval's English recordings, ONLY=regex (clip files), LOG=file for progress.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
