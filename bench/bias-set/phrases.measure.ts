@@ -4,7 +4,8 @@
  * Every condition decodes as the engine does (worker/steering.ts): `off` is the unbiased pass alone,
  * `S<x>` adds decodeWithPhrases at bias_strength x (phrase-pass.ts biasPlan), `S<x>` followed by `c<y>`,
  * `s<z>` (repeatable) overrides the plan's credit per phrase, proposal strengths. Env: VOICES=slt,awb (subset), MODEL=whisper-base,
- * CONDITIONS=off,S0.45,S1, EN=0 to skip ../shared/eval's English recordings, ONLY=regex (clip files), LOG=file for progress.
+ * CONDITIONS=off,S0.45,S1, EN=0 to skip ../shared/eval's English recordings, ONLY=regex (clip files), LOG=file for progress,
+ * LIST=10000 for a list of that many phrases (default 250: the set's terms, then made-up names).
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -43,7 +44,7 @@ it('phrase biasing: recall, WER, false insertions', async () => {
     (c) => c.kind !== 'code' && (!voices || !c.speaker.startsWith('flite-') || voices.includes(c.speaker.slice(6))) && (!only || only.test(c.file)),
   );
   const setPhrases = [...new Set(clips.flatMap((c) => c.bias_phrases ?? []))];
-  const phrases = [...setPhrases, ...madeUpPhrases(250 - setPhrases.length)];
+  const phrases = [...setPhrases, ...madeUpPhrases(Number(process.env.LIST ?? 250) - setPhrases.length)];
   const unrelated: Clip[] = [];
   if (process.env.EN !== '0') {
     // every English recording of ../shared/eval but the phrase clip; diar's have no transcript (insertions only)
