@@ -247,12 +247,12 @@ export class Engine {
       const encoded = await whisper.encode(logMelSpectrogram(samples, frames), frames);
       // judged over every language: restricting to candidates would inflate a wrong guess's probability
       const probs = await whisper.detectLanguage(encoded, null).catch((err: unknown) => {
-        encoded.hidden.dispose();
+        whisper.releaseWindow(encoded);
         throw err;
       });
       const guess = mostLikely(probs);
       if (isConfident(probs, SURE_ON_FIT) && (!candidates || candidates.includes(guess))) return [{ window, language: guess, encoded }];
-      encoded.hidden.dispose();
+      whisper.releaseWindow(encoded);
     }
     try {
       for (const region of window.regions) {
@@ -264,7 +264,7 @@ export class Engine {
         const encoded = await whisper.encode(logMelSpectrogram(samples, melFrames), melFrames);
         const probs = await whisper.detectLanguage(encoded, candidates);
         const confident = isConfident(probs);
-        if (confident && !reusable) encoded.hidden.dispose();
+        if (confident && !reusable) whisper.releaseWindow(encoded);
         detections.push({ samples, probs, encoded: confident && !reusable ? null : encoded, confident });
       }
       const languages: string[] = [];
@@ -293,7 +293,7 @@ export class Engine {
       }
       return splitByLanguage(window, languages);
     } finally {
-      for (const d of detections) if (d.encoded !== kept) d.encoded?.hidden.dispose();
+      for (const d of detections) if (d.encoded && d.encoded !== kept) whisper.releaseWindow(d.encoded);
     }
   }
 
@@ -308,7 +308,7 @@ export class Engine {
     const { request, checkpoint, diarizer } = ctx;
     const samples = audio.subarray(window.startSample, window.endSample);
     // the language probe's full-window encoding of a short window (planLanguages), unless diarizing needs its own
-    if (diarizer) plan.encoded?.hidden.dispose();
+    if (diarizer && plan.encoded) whisper.releaseWindow(plan.encoded);
     const reused = diarizer ? null : (plan.encoded ?? null);
     const melFrames = reused || this.encoderWindow === 'full' ? FULL_FRAMES : fitFrames(samples.length);
     const mel = reused ? new Float32Array(0) : logMelSpectrogram(samples, melFrames);
@@ -330,7 +330,7 @@ export class Engine {
       if (isSilence(gen)) return [];
       return windowSegments(whisper, gen, language, window, encoded.frames, speech, ctx);
     } finally {
-      encoded.hidden.dispose();
+      whisper.releaseWindow(encoded);
       for (const t of Object.values(encoded.extras)) t.dispose();
     }
   }

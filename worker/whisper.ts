@@ -199,6 +199,14 @@ export class WhisperModel {
     return { hidden, frames: hidden.dims[1]!, extras };
   }
 
+  /** Frees what an encoded window holds, its encoder output and its cross-attention cache, once no pass needs it. */
+  releaseWindow(encoded: EncodedWindow): void {
+    encoded.hidden.dispose();
+    const cross = this.crossCaches.get(encoded);
+    if (cross) for (const t of Object.values(cross)) t.dispose();
+    this.crossCaches.delete(encoded);
+  }
+
   /** Probabilities of the candidate languages (all the model knows when `candidates` is null). */
   async detectLanguage(encoded: EncodedWindow, candidates: readonly string[] | null): Promise<Map<string, number>> {
     const { logits } = await this.forward([this.vocab.sot], null, encoded, false);
