@@ -219,8 +219,7 @@ export class WhisperModel {
 
   /**
    * The prompt of a pass with `opts` run through the decoder once, for several passes that begin with it
-   * (see generate's `start`); the caller releases it. Each run of a prompt also recomputes the
-   * cross-attention cache from the encoder output, most of the cost of a short prompt.
+   * (see generate's `start`); the caller releases it.
    */
   async promptRun(encoded: EncodedWindow, opts: Pick<GenerateOptions, 'language' | 'promptIds' | 'wantAttention'>): Promise<PromptRun> {
     const { prefix, prompt } = this.framing(encoded, { ...opts, audioSeconds: 0 });
