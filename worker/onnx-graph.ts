@@ -375,10 +375,15 @@ export function listGraph(model: Uint8Array): GraphListing {
 
 /** Reads and writes a model back without changes; the result equals the input byte-for-byte. */
 export function roundTripModel(model: Uint8Array): Uint8Array {
-  const { modelFields } = parseModel(model);
+  const { modelFields, graphFields } = parseModel(model);
+  return modelWithGraph(modelFields, graphChunks(graphFields));
+}
+
+/** The model's bytes with its graph replaced by `graph`; every other field as it was read. */
+function modelWithGraph(modelFields: Field[], graph: Chunks): Uint8Array {
   const out = new Chunks();
   for (const f of modelFields) {
-    if (f.num === MODEL.graph) out.message(MODEL.graph, graphChunks(readFields(payload(f))));
+    if (f.num === MODEL.graph) out.message(MODEL.graph, graph);
     else out.push(f.bytes);
   }
   return out.concat();
@@ -524,12 +529,7 @@ export function patchWhisperEncoder(model: Uint8Array, options: PatchWhisperEnco
   for (const c of newInitializers) graph.message(GRAPH.initializer, c);
   for (const c of newOutputs) graph.message(GRAPH.output, c);
 
-  const out = new Chunks();
-  for (const f of modelFields) {
-    if (f.num === MODEL.graph) out.message(MODEL.graph, graph);
-    else out.push(f.bytes);
-  }
-  return out.concat();
+  return modelWithGraph(modelFields, graph);
 }
 
 function findPositionalAdd(
@@ -694,10 +694,5 @@ export function patchWhisperDecoder(model: Uint8Array): Uint8Array {
   }
   if (!initializersPlaced) for (const c of initializers) graph.message(GRAPH.initializer, c);
 
-  const out = new Chunks();
-  for (const f of modelFields) {
-    if (f.num === MODEL.graph) out.message(MODEL.graph, graph);
-    else out.push(f.bytes);
-  }
-  return out.concat();
+  return modelWithGraph(modelFields, graph);
 }
