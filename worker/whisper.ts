@@ -1,6 +1,4 @@
 import type * as OrtModule from 'onnxruntime-web';
-import { beamSearch, type DecoderStepper } from './biasing/beam';
-import type { BiasProcessor } from './biasing/processor';
 import { applyTimestampRules, logSumExp } from './logit-rules';
 import { FULL_FRAMES } from './mel';
 import { LOGITS_FROM, patchWhisperDecoder } from './onnx-graph';
@@ -55,97 +53,6 @@ export interface GenerateOptions {
   random?: () => number;
   /** Lets a biasing strategy adjust logits after the grammar rules (in place). */
   adjustLogits?: (logits: Float32Array, generated: readonly number[]) => void;
-  /**
-   * At temperature 0, decode with a beam of hypotheses instead of greedily (phrase biasing: a boosted
-   * path can be followed to its end and still lose if the audio does not bear it out). Sampling passes
-   * (temperature fallback) ignore it and use adjustLogits.
-   */
-  beam?: BeamSettings;
-}
-
-export interface BeamSettings {
-  /** Hypotheses kept per step (each one decoder step per token). */
-  size: number;
-  /** Phrase boosts with give-back of abandoned matches (worker/biasing/processor.ts). */
-  bias: BiasProcessor;
-  /** Other logit adjustments applied with the grammar rules (e.g. verbatim fillers); part of the model score. */
-  adjustLogits?: (logits: Float32Array, generated: readonly number[]) => void;
-  /** Finished hypotheses are ranked by score / length^lengthPenalty (default 1: per-token average). */
-  lengthPenalty?: number;
-}
-
-/**
- * One decoder hypothesis: its own self-attention cache. The cross-attention cache (from the encoder
- * output) is shared by every hypothesis and every pass over a window (WhisperModel.decoderForward).
- */
-export interface DecoderState {
-  readonly self: Past;
-}
-
-/**
- * A per-hypothesis decoder over one encoded window (the DecoderStepper that beamSearch drives).
- * step() never consumes its input state, so one parent can be extended by several tokens; a state is
- * disposed by release(), and dispose() frees whatever is still alive (also after a cancel).
- */
-export class DecoderSteps implements DecoderStepper<DecoderState> {
-  private cross: Past | null = null;
-  private readonly live = new Set<DecoderState>();
-  /** Probability of <|nospeech|> at the <|startoftranscript|> position (set by start()). */
-  noSpeechProb = 0;
-  /** Decoder runs so far (start counts one). */
-  steps = 0;
-
-  constructor(
-    private readonly model: WhisperModel,
-    private readonly encoded: EncodedWindow,
-    /** The whole prompt: [<|startofprev|> ...prompt], sot, language, task. */
-    private readonly prompt: readonly number[],
-    private readonly sotIndex: number,
-    private readonly checkpoint?: () => void,
-  ) {}
-
-  /** Hypotheses currently holding a self-attention cache. */
-  get liveStates(): number {
-    return this.live.size;
-  }
-
-  async start(): Promise<{ state: DecoderState; logits: Float32Array }> {
-    if (this.cross) throw new Error('DecoderSteps.start() runs once');
-    const out = await this.model.decoderForward(this.prompt, null, this.encoded, { logitsFrom: this.sotIndex });
-    this.steps++;
-    this.noSpeechProb = softmaxAt(out.logits, 0, this.model.vocab.noSpeech);
-    const logits = rowAt(out.logits, this.prompt.length - 1 - this.sotIndex);
-    out.logits.dispose();
-    this.cross = pick(out.past, '.encoder.');
-    return { state: this.keep(pick(out.past, '.decoder.')), logits };
-  }
-
-  async step(state: DecoderState, token: number): Promise<{ state: DecoderState; logits: Float32Array }> {
-    this.checkpoint?.();
-    if (!this.cross || !this.live.has(state)) throw new Error('DecoderSteps.step() on a released or foreign state');
-    const out = await this.model.decoderForward([token], { ...state.self, ...this.cross }, this.encoded, { consumePast: false });
-    this.steps++;
-    const logits = rowAt(out.logits, 0);
-    out.logits.dispose();
-    return { state: this.keep(pick(out.past, '.decoder.')), logits };
-  }
-
-  release(state: DecoderState): void {
-    if (!this.live.delete(state)) return;
-    for (const t of Object.values(state.self)) t.dispose();
-  }
-
-  /** Releases every live hypothesis (the cross-attention cache is the model's, for the window). */
-  dispose(): void {
-    for (const s of [...this.live]) this.release(s);
-    this.cross = null;
-  }
-
-  private keep(self: Past): DecoderState {
-    const state = { self };
-    this.live.add(state);
-    return state;
-  }
 }
 
 /** The q8 Whisper encoder and merged decoder (KV cache), run by onnxruntime-web. */
@@ -233,8 +140,6 @@ export class WhisperModel {
    * (a promptRun of the same prompt, left for the caller to release) instead of running the prompt again.
    */
   async generate(encoded: EncodedWindow, opts: GenerateOptions, start?: PromptRun): Promise<Generation> {
-    // a beam runs the prompt itself (DecoderSteps.start) and leaves `start` unused
-    if (opts.beam && opts.beam.size > 1 && opts.temperature === 0) return this.generateBeam(encoded, opts, opts.beam);
     const v = this.vocab;
     const { prefix, prompt, maxTokens, maxTsIndex } = this.framing(encoded, opts);
     const tokens: GeneratedToken[] = [];
@@ -308,7 +213,7 @@ export class WhisperModel {
   /**
    * The alignment heads' attention rows for a finished pass, by one teacher-forced run, as the greedy
    * loop collects them: from the position that predicted each token, and the end of text's when the
-   * pass ended with one. For passes decoded without attention (beam, constrained, proposals).
+   * pass ended with one. For passes decoded without attention (constrained, proposals).
    */
   async attentionRows(encoded: EncodedWindow, prompt: readonly number[], ids: readonly number[], endedWithEot: boolean): Promise<Float32Array[]> {
     const rows = ids.length + (endedWithEot ? 1 : 0);
@@ -320,12 +225,6 @@ export class WhisperModel {
     return out.attention ?? [];
   }
 
-  /** A decoder over `encoded` stepping hypotheses one token at a time (see DecoderSteps). */
-  decoderSteps(encoded: EncodedWindow, opts: Pick<GenerateOptions, 'language' | 'promptIds' | 'checkpoint'>): DecoderSteps {
-    const { prefix, prompt } = this.framing(encoded, { ...opts, audioSeconds: 0 });
-    return new DecoderSteps(this, encoded, prompt, prefix.length, opts.checkpoint);
-  }
-
   /** The prompt before the generated tokens, and the token and timestamp limits of a pass with `opts`. */
   framing(encoded: EncodedWindow, opts: Pick<GenerateOptions, 'language' | 'promptIds' | 'maxTokens' | 'audioSeconds'>) {
     const v = this.vocab;
@@ -334,49 +233,6 @@ export class WhisperModel {
     const maxTokens = Math.min(opts.maxTokens ?? 224, 440 - prompt.length);
     const maxTsIndex = Math.min(encoded.frames, Math.ceil(opts.audioSeconds / 0.02));
     return { prefix, prompt, maxTokens, maxTsIndex };
-  }
-
-  /**
-   * Beam search (worker/biasing/beam.ts) over per-hypothesis decoder steps, with the same grammar,
-   * loop and end-of-audio stops as the greedy loop. Token log-probabilities are the model's (rule-masked,
-   * unbiased); with wantAttention, one teacher-forced pass over the winner gives the attention rows.
-   */
-  private async generateBeam(encoded: EncodedWindow, opts: GenerateOptions, beam: BeamSettings): Promise<Generation> {
-    const v = this.vocab;
-    const { prefix, prompt, maxTokens, maxTsIndex } = this.framing(encoded, opts);
-    const steps = new DecoderSteps(this, encoded, prompt, prefix.length, opts.checkpoint);
-    const textOf = (ids: readonly number[]) => ids.filter((id) => v.isText(id));
-    let result;
-    try {
-      result = await beamSearch(steps, {
-        beamSize: beam.size,
-        maxTokens,
-        eot: v.eot,
-        bias: beam.bias,
-        lengthPenalty: beam.lengthPenalty ?? 1,
-        rules: (row, generated) => {
-          applyTimestampRules(row, generated, v, maxTsIndex);
-          beam.adjustLogits?.(row, generated);
-        },
-        stopsAfter: (generated) => repeatsTail(textOf(generated)) || closesAtEnd(generated, v, maxTsIndex),
-      });
-    } finally {
-      steps.dispose();
-    }
-    const tokens = result.tokens.map((id, i) => ({ id, logprob: result.logprobs[i]! }));
-    let attention: Float32Array[] | null = null;
-    if (opts.wantAttention) {
-      opts.checkpoint?.();
-      attention = await this.attentionRows(encoded, prompt, result.tokens, result.endedWithEot);
-    }
-    return {
-      tokens,
-      avgLogprob: result.logprobs.reduce((a, b) => a + b, 0) / Math.max(1, tokens.length),
-      noSpeechProb: steps.noSpeechProb,
-      temperature: 0,
-      looped: repeatsTail(textOf(result.tokens)),
-      attention,
-    };
   }
 
   async release(): Promise<void> {
@@ -400,7 +256,7 @@ export class WhisperModel {
    * One decoder run. `past` holds the self- and cross-attention caches (null: `ids` from the start);
    * the result's past has the new self-attention cache and the window's cross-attention tensors.
    * The logits are [1, ids.length - logitsFrom, vocab]: row r is position logitsFrom + r.
-   * @internal for DecoderSteps and the pattern pass
+   * @internal for the pattern pass
    */
   async decoderForward(
     ids: readonly number[],

@@ -7,11 +7,10 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as ort from 'onnxruntime-web/wasm';
 import { ROOT } from '../../config/paths';
-import { decodeWindow } from '../../worker/decode-window';
 import { FULL_FRAMES, logMelSpectrogram, SAMPLE_RATE } from '../../worker/mel';
 import { patchWhisperEncoder } from '../../worker/onnx-graph';
 import { WhisperVocabulary, type GenerationConfig } from '../../worker/tokenizer';
-import { WhisperModel, type EncodedWindow, type GenerateOptions } from '../../worker/whisper';
+import { WhisperModel, type EncodedWindow } from '../../worker/whisper';
 
 export async function loadNodeWhisper(model = 'whisper-tiny'): Promise<WhisperModel> {
   const dir = resolve(ROOT, 'public/models', model);
@@ -43,31 +42,9 @@ export function readAudio(path: string): Float32Array {
   return new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4).slice();
 }
 
-export interface ClipDecodeOptions {
-  adjustLogits?: GenerateOptions['adjustLogits'];
-  promptIds?: readonly number[];
-  beam?: GenerateOptions['beam'];
-}
-
-/** Encodes a clip of at most 30 s once; decode() then runs the engine's decode loop with the given hooks. */
+/** Encodes a clip of at most 30 s once (its first window), for the decode loops that follow. */
 export async function encodeClip(model: WhisperModel, audio: Float32Array): Promise<{ encoded: EncodedWindow; seconds: number }> {
   const clip = audio.subarray(0, SAMPLE_RATE * 30);
   const encoded = await model.encode(logMelSpectrogram(clip, FULL_FRAMES), FULL_FRAMES);
   return { encoded, seconds: clip.length / SAMPLE_RATE };
-}
-
-export async function decodeClip(
-  model: WhisperModel,
-  clip: { encoded: EncodedWindow; seconds: number },
-  opts: ClipDecodeOptions,
-): Promise<string> {
-  const gen = await decodeWindow(model, clip.encoded, {
-    language: 'en',
-    wantAttention: false,
-    audioSeconds: clip.seconds,
-    ...(opts.adjustLogits ? { adjustLogits: opts.adjustLogits } : {}),
-    ...(opts.promptIds ? { promptIds: opts.promptIds } : {}),
-    ...(opts.beam ? { beam: opts.beam } : {}),
-  });
-  return model.vocab.decode(gen.tokens.map((t) => t.id)).trim();
 }

@@ -2,7 +2,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { compilePattern } from '../../src/api/patterns';
 import { decodeAudio } from '../../src/audio';
 import { biasPlan, decodeWithPhrases } from '../../worker/biasing/phrase-pass';
-import { createBiasProcessor } from '../../worker/biasing/processor';
 import { applyPatterns } from '../../worker/biasing/spoken-patterns';
 import { decodeWindow } from '../../worker/decode-window';
 import { FULL_FRAMES, logMelSpectrogram, SAMPLE_RATE } from '../../worker/mel';
@@ -11,7 +10,7 @@ import { steeringFor } from '../../worker/steering';
 import { patchWhisperEncoder } from '../../worker/onnx-graph';
 import { loadRuntime, sessionOptions } from '../../worker/runtime';
 import { WhisperVocabulary, type GenerationConfig } from '../../worker/tokenizer';
-import { WhisperModel, type EncodedWindow, type GenerateOptions } from '../../worker/whisper';
+import { WhisperModel, type EncodedWindow } from '../../worker/whisper';
 import { evalBytes } from './helpers/clips';
 
 /**
@@ -43,18 +42,9 @@ async function encodeBytes(bytes: ArrayBuffer): Promise<{ encoded: EncodedWindow
   return { encoded: await model.encode(logMelSpectrogram(clip, FULL_FRAMES), FULL_FRAMES), seconds: clip.length / SAMPLE_RATE };
 }
 
-async function decode(
-  clip: { encoded: EncodedWindow; seconds: number },
-  adjustLogits?: GenerateOptions['adjustLogits'],
-  extra: Pick<GenerateOptions, 'beam' | 'promptIds'> = {},
-) {
-  const gen = await decodeWindow(model, clip.encoded, {
-    language: 'en',
-    wantAttention: false,
-    audioSeconds: clip.seconds,
-    ...(adjustLogits ? { adjustLogits } : {}),
-    ...extra,
-  });
+/** The unbiased pass, as the engine decodes a window. */
+async function decode(clip: { encoded: EncodedWindow; seconds: number }) {
+  const gen = await decodeWindow(model, clip.encoded, { language: 'en', wantAttention: false, audioSeconds: clip.seconds });
   const ids = gen.tokens.map((t) => t.id);
   return { ids, text: model.vocab.decode(ids).trim() };
 }
@@ -149,27 +139,6 @@ describe('vocabulary biasing with whisper-tiny (real model, real Chromium)', () 
     expect(zero.tokens.map((t) => t.id)).toEqual(plain.ids);
     const on = await steeringFor(model, { ...request, biasStrength: 1 }).decode(clip.encoded, { language: 'en', wantAttention: false, audioSeconds: clip.seconds });
     expect(on.tokens.map((t) => t.id)).not.toEqual(plain.ids);
-  });
-
-  it('a beam with phrase boosts recovers a name the unbiased model misses, and keeps the rest of the sentence', async () => {
-    const clip = await encodeBytes(await fixture('phrase-grafana-slt.wav'));
-    const others = Array.from({ length: 249 }, (_, i) => `Zorblax${i}`);
-    const bias = createBiasProcessor(model.vocab, [...others, 'Grafana'], 0.45);
-    const plain = await decode(clip);
-    const beam = await decode(clip, (l, g) => bias.adjustLogits(l, g), { beam: { size: 4, bias } });
-    console.log(`plain «${plain.text}»\nbeam+boost «${beam.text}»`);
-    expect(plain.text).not.toContain('Grafana');
-    expect(beam.text).toMatch(/every dashboard into Grafana/);
-    expect(beam.text).not.toMatch(/Zorblax/);
-    expect(beam.text.startsWith(plain.text.split(' into ')[0]!)).toBe(true);
-  });
-
-  it('a beam with phrase boosts leaves unrelated speech as the unbiased model hears it', async () => {
-    const clip = await encodeBytes(await fixture('unrelated-garden-slt.wav'));
-    const bias = createBiasProcessor(model.vocab, ['Grafana', 'Galway', 'Zigbee', 'Ozempic'], 0.45);
-    const plain = await decode(clip);
-    const beam = await decode(clip, (l, g) => bias.adjustLogits(l, g), { beam: { size: 4, bias } });
-    expect(beam.text).toBe(plain.text);
   });
 
   it('recovers a spoken code that matches a pattern, and only then', async () => {

@@ -213,7 +213,7 @@ async function constrainedPasses(
 ): Promise<Pass[]> {
   const v = model.vocab;
   const table = tokenTable(v);
-  const adjust = opts.adjustLogits ?? opts.beam?.adjustLogits;
+  const adjust = opts.adjustLogits;
   const prefixIds = prefix.map((t) => t.id);
   const input = [...f.prompt, ...prefixIds];
   const out = await model.decoderForward(input, null, encoded, { logitsFrom: input.length - 1 });

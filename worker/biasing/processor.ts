@@ -8,60 +8,33 @@ import { buildPhraseTrie, type BiasVocabulary, type TokenTrie } from './trie';
  */
 export const TOKEN_BOOST = 4.5;
 
-/**
- * Per-hypothesis biasing state is one trie node: the root (0) when no phrase is partly matched.
- * Everything else (matched depth, the part a completed phrase already claimed) follows from it.
- */
-export type BiasState = number;
-export const ROOT_STATE: BiasState = 0;
+/** Biasing state of a pass: one trie node, the root (0) when no phrase is partly matched. */
+type BiasState = number;
+const ROOT_STATE: BiasState = 0;
 
-/** Phrase biasing over token ids, for greedy decoding (adjustLogits) and for a beam (the rest). */
+/** Phrase biasing over token ids, for a greedy pass (generate()'s adjustLogits hook). */
 export interface BiasProcessor {
   /** Boost per extending token, in logit units (strength × TOKEN_BOOST). */
   readonly boost: number;
   /** Whether it changes anything (no phrases, or strength 0, make it a no-op). */
   readonly active: boolean;
-  /** generate()'s hook: adjusts one rule-masked logits row in place for the hypothesis `generated`. */
+  /** generate()'s hook: adjusts one rule-masked logits row in place for the pass so far, `generated`. */
   adjustLogits(logits: Float32Array, generated: readonly number[]): void;
-  /** Adds this state's boosts to `logits` in place; `previous` is the hypothesis' last token. */
-  boostRow(state: BiasState, logits: Float32Array, previous?: number): void;
-  /**
-   * Follows `token` from `state`: the next state and the change in the hypothesis' bias score.
-   * `previous` is the token before it (a spelling without a leading space only starts after a non-word).
-   */
-  advance(state: BiasState, token: number, previous?: number): { state: BiasState; delta: number };
-  /** Score change when a hypothesis ends in `state`: a partial match left open gives its boost back. */
-  finish(state: BiasState): number;
-  /** The state after a whole token sequence (from the root). */
-  stateOf(tokens: readonly number[]): BiasState;
 }
 
 /**
- * Contextual biasing in the decoder. Tokens that extend a phrase gain `boost`; a hypothesis that
- * abandons a partial match loses what the match had gained (its score is as if the boosted tokens
- * had never been boosted), and a completed phrase keeps its gain.
+ * Contextual biasing in the decoder. Tokens that extend a phrase gain `boost`; a pass that abandons a
+ * partial match loses what the match had gained (as if the boosted tokens had never been boosted), and
+ * a completed phrase keeps its gain.
  *
  * In one logits row that accounting becomes relative: abandoning costs `boost × open depth`, so the
  * extending tokens gain that much plus `boost` over every other token; adding a constant to the whole
  * row would change neither argmax, sampling nor the log-probabilities generate() reports.
  */
-export function createBiasProcessor(
-  vocab: BiasVocabulary,
-  phrases: readonly string[],
-  strength: number,
-  options: BiasOptions = {},
-): BiasProcessor {
+export function createBiasProcessor(vocab: BiasVocabulary, phrases: readonly string[], strength: number): BiasProcessor {
   const boost = Math.max(0, strength) * TOKEN_BOOST;
-  return new TrieBiasProcessor(vocab, cachedTrie(vocab, boost > 0 ? phrases : []), boost, options.gate ?? DEFAULT_GATE);
+  return new TrieBiasProcessor(vocab, cachedTrie(vocab, boost > 0 ? phrases : []), boost);
 }
-
-export interface BiasOptions {
-  /** Only tokens whose logit is within `gate` of the row's best are boosted (Infinity: all are). */
-  gate?: number;
-}
-
-/** Off: gates of 2 and 4 lowered recall without reducing the damage to other words (bench/bias-set/README.md). */
-export const DEFAULT_GATE = Infinity;
 
 /**
  * Tokenizing 10,000 phrases in four to six spellings takes seconds, so the last few phrase lists'
@@ -106,7 +79,7 @@ class TrieBiasProcessor implements BiasProcessor {
   /** Per token id seen: whether its text ends in a letter or digit (a word runs on after it). */
   private readonly endsInWord = new Map<number, boolean>();
   private readonly childCache = new Map<number, Int32Array>();
-  /** The hypothesis adjustLogits last saw, so a greedy pass advances one token per step. */
+  /** The pass adjustLogits last saw, so a greedy pass advances one token per step. */
   private seen: number[] = [];
   private seenState: BiasState = ROOT_STATE;
 
@@ -114,7 +87,6 @@ class TrieBiasProcessor implements BiasProcessor {
     private readonly vocab: BiasVocabulary,
     private readonly trie: TokenTrie,
     readonly boost: number,
-    private readonly gate: number,
   ) {
     const roots = rootSplit(vocab, trie);
     this.glued = roots.glued;
@@ -125,54 +97,32 @@ class TrieBiasProcessor implements BiasProcessor {
 
   adjustLogits(logits: Float32Array, generated: readonly number[]): void {
     if (!this.active) return;
-    this.boostRow(this.track(generated), logits, generated[generated.length - 1]);
-  }
-
-  boostRow(state: BiasState, logits: Float32Array, previous?: number): void {
-    if (!this.active) return;
+    const state = this.track(generated);
     const b = this.boost;
     const n = logits.length;
-    // Tokens far below the best get nothing: a boost there only drags in phrases the audio lacks.
-    let best = -Infinity;
-    if (Number.isFinite(this.gate)) for (let i = 0; i < n; i++) if (logits[i]! > best) best = logits[i]!;
-    const floor = best - this.gate;
     const extend = state === ROOT_STATE ? null : this.childrenOf(state);
     const open = state === ROOT_STATE ? 0 : this.openDepth(state);
     const bump = (tokens: Int32Array, amount: number, skipExtending: boolean) => {
       for (let i = 0; i < tokens.length; i++) {
         const t = tokens[i]!;
-        if (t >= n || !(logits[t]! >= floor)) continue;
+        if (t >= n) continue;
         // an extending token gets the larger continuation boost instead
         if (skipExtending && extend && this.trie.child(state, t) >= 0) continue;
         logits[t] = logits[t]! + amount;
       }
     };
     bump(this.rootTokens, b, true);
-    if (this.mayGlue(previous)) bump(this.gluedRootTokens, b, true);
+    if (this.mayGlue(generated[generated.length - 1])) bump(this.gluedRootTokens, b, true);
     if (extend) bump(extend, b * open + b, false);
   }
 
-  advance(state: BiasState, token: number, previous?: number): { state: BiasState; delta: number } {
-    if (!this.active) return { state: ROOT_STATE, delta: 0 };
-    const b = this.boost;
+  /** The state after `token` (`previous` before it: a spelling without a leading space only starts after a non-word). */
+  private advance(state: BiasState, token: number, previous?: number): BiasState {
     const startsHere = !this.glued.has(token) || this.mayGlue(previous);
     const next = state === ROOT_STATE && !startsHere ? -1 : this.trie.child(state, token);
-    if (next >= 0) return { state: this.settle(next), delta: b };
-    const giveBack = this.finish(state);
+    if (next >= 0) return this.settle(next);
     const fresh = startsHere ? this.trie.child(0, token) : -1;
-    if (fresh >= 0) return { state: this.settle(fresh), delta: giveBack + b };
-    return { state: ROOT_STATE, delta: giveBack };
-  }
-
-  finish(state: BiasState): number {
-    const open = this.active ? this.openDepth(state) : 0;
-    return open === 0 ? 0 : -this.boost * open;
-  }
-
-  stateOf(tokens: readonly number[]): BiasState {
-    let s = ROOT_STATE;
-    tokens.forEach((t, i) => (s = this.advance(s, t, tokens[i - 1]).state));
-    return s;
+    return fresh >= 0 ? this.settle(fresh) : ROOT_STATE;
   }
 
   private wordRunsThrough(token: number): boolean {
@@ -194,6 +144,7 @@ class TrieBiasProcessor implements BiasProcessor {
     return this.trie.isEnd(node) && !this.trie.hasChildren(node) ? ROOT_STATE : node;
   }
 
+  /** Tokens of the open match that abandoning it would give back (not the part a shorter phrase completed). */
   private openDepth(state: BiasState): number {
     return this.trie.depth(state) - this.trie.bankedDepth(state);
   }
@@ -210,13 +161,14 @@ class TrieBiasProcessor implements BiasProcessor {
   private track(generated: readonly number[]): BiasState {
     const seen = this.seen;
     const n = generated.length;
-    const extendsSeen = n === seen.length + 1 && sharesPrefix(seen, generated, seen.length);
     if (n === seen.length && sharesPrefix(seen, generated, n)) return this.seenState;
-    if (extendsSeen) {
-      this.seenState = this.advance(this.seenState, generated[n - 1]!, generated[n - 2]).state;
+    if (n === seen.length + 1 && sharesPrefix(seen, generated, seen.length)) {
+      this.seenState = this.advance(this.seenState, generated[n - 1]!, generated[n - 2]);
     } else {
-      // A new pass (temperature fallback, next window) or a different hypothesis: replay it.
-      this.seenState = this.stateOf(generated);
+      // A new pass (temperature fallback, next window): replay it.
+      let s = ROOT_STATE;
+      generated.forEach((t, i) => (s = this.advance(s, t, generated[i - 1])));
+      this.seenState = s;
     }
     this.seen = generated.slice();
     return this.seenState;
