@@ -21,7 +21,7 @@ import { EVAL_DIR } from '../config/paths';
 import { decodingWindows, speechRegions, type SpeechRegion } from '../worker/segment-speech';
 import { decodeSpeakerConstants, type SpeakerConstants, type SpeakerConstantsFile } from '../worker/speakers/constants';
 import { SpeakerDiarizer, diarizationRegions, evidenceRegions, type DiarizerOptions } from '../worker/speakers/diarize';
-import { embedSpan, SAMPLES_PER_POSITION, type HiddenWindow } from '../worker/speakers/embed';
+import { embedSpan, type HiddenWindow } from '../worker/speakers/embed';
 import type { SpeakerTurn } from '../worker/speakers/turns';
 import { testWindows } from '../scripts/fit-speaker-windows';
 import { loadWindows, POSITIONS, DIMS, type LabelledWindow } from '../scripts/fit-speaker-model';

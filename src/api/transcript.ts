@@ -150,7 +150,6 @@ function shapeSegments(segments: EngineSegment[], flags: Flags, totalMs: number)
   const speakerIds = new Map<number, number>();
   return speakerTurns(segments).map((turn) => {
     const first = turn[0] as EngineSegment;
-    const last = turn[turn.length - 1] as EngineSegment;
     if (!speakerIds.has(first.speaker)) speakerIds.set(first.speaker, speakerIds.size);
     const segment: Segment = { text: joinTexts(turn.map((s) => s.text)), speaker_id: speakerIds.get(first.speaker) as number };
     if (flags.include_language) segment.language = first.language;
