@@ -10,6 +10,7 @@ describe('phrase shortlist (sound-alike ranking against an unbiased transcriptio
     expect(soundKey('Katz')).toBe(soundKey('Cats'));
     expect(soundKey('Comfy UI!')).toBe(soundKey('ComfyUI'));
     expect(soundKey('Appple')).toBe('aple');
+    expect(soundKey('play right')).toBe(soundKey('Playwright'));
     expect(soundKey('—')).toBe('');
   });
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { passWords, splicePhrase, tokenWords, unsureStretches } from '../../worker/biasing/splice';
+import { passWords, sameSoundPhrases, splicePhrase, tokenWords, unsureStretches } from '../../worker/biasing/splice';
 import { WhisperVocabulary } from '../../worker/tokenizer';
 
 describe('splicing a phrase into a pass (real whisper-tiny tokenizer)', () => {
@@ -51,5 +51,16 @@ describe('splicing a phrase into a pass (real whisper-tiny tokenizer)', () => {
     expect(unsureStretches(passWords(vocab, tokens), -0.5)).toBe('on Hasner today |');
     unsureAt('We');
     expect(unsureStretches(passWords(vocab, tokens), -0.5)).toBe('We deploy | on Hasner today |');
+  });
+
+  it('finds the listed phrases that sound the same as words written otherwise, however sure the pass was', () => {
+    const list = ['Playwright', 'Krzysztof', 'Galway', 'Grafana'];
+    const heard = passWords(vocab, pass(' K-R-Z-Y-S-Z-T-O-F runs play right in Galway.', -0.05));
+    expect(sameSoundPhrases(vocab, heard, list).sort()).toEqual(['Krzysztof', 'Playwright']);
+    // written as listed (case aside): nothing to mend; respelt word for word: the pass chose a real word
+    expect(sameSoundPhrases(vocab, passWords(vocab, pass(' We run playwright in Galway.')), list)).toEqual([]);
+    expect(sameSoundPhrases(vocab, passWords(vocab, pass(' Her photos took a lift.')), ['Fotos', 'Lyft'])).toEqual([]);
+    // alike is not the same: "Graith and" is for the unsure-word splices to weigh
+    expect(sameSoundPhrases(vocab, passWords(vocab, pass(' Every dashboard moved into Graith and.')), list)).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import { endedWithEot, type EncodedWindow, type Generation, type PromptRun, type
 import { createBiasProcessor } from './processor';
 import { phrasePrompt, promptForPhrases } from './prompt';
 import { rankPhrases } from './shortlist';
-import { passWords, splicePhrase, unsureStretches, type PassWords, type Splice } from './splice';
+import { passWords, sameSoundPhrases, splicePhrase, unsureStretches, type PassWords, type Splice } from './splice';
 
 /** The default bias_strength (spec 4.3). */
 export const DEFAULT_STRENGTH = 0.45;
@@ -21,6 +21,10 @@ export const PHRASE_CREDIT = 24;
  * must have had a mean log-probability below this (a probability of about 0.55). On the bias set,
  * misheard names were written at -0.67 to -2.0; the unrelated words that proposals turned into listed
  * names were written above -0.3 ("new" → "Nelvesk") or just under -0.5 ("prudently" → "Prunddal").
+ * The one exception: words that sound the same as the phrase split into more words (splice.ts
+ * sameSoundPhrases). Among the words both models were sure of, on the bias set and ../shared/eval's
+ * English recordings, listed phrases at least 0.8 alike were all truly spoken ("play right",
+ * "K-R-Z-Y-S-Z-T-O-F"); the false ones were 0.7 alike or less.
  */
 const UNSURE = -0.6;
 
@@ -40,7 +44,7 @@ const CREDIT_MIN_SIM = 0.4;
 const SPLICE_MIN_SIM = 0.55;
 const SPLICE_CREDIT_SHARE = 2 / 3;
 
-/** The least share of the first pass's text tokens a candidate may have (see Judge.coversAsMuch). */
+/** The least share of the first pass's text tokens a proposal may have (see Judge.coversAsMuch). */
 const MIN_TEXT_KEPT = 0.6;
 
 /**
@@ -82,9 +86,11 @@ export interface PhraseComparison {
 /**
  * Phrase biasing as a second look at a window that was decoded without it (`first`):
  * 1. the phrases that sound most like the words the first pass was unsure of are picked (shortlist.ts),
- *    as many as fit a short prompt; a pass sure of every word gets no second look (most windows of
- *    speech that holds no listed phrase end here, at no cost);
- * 2. splices: each is written in place of the unsure words that sound like it (splice.ts);
+ *    as many as fit a short prompt, after any that sound the same as words it split apart ("play
+ *    right" for "Playwright", splice.ts sameSoundPhrases); a pass sure of every word with no such
+ *    phrase gets no second look (most windows of speech that holds no listed phrase end here, at no cost);
+ * 2. splices: each is written in place of the unsure (or same-sounding) words that sound like it
+ *    (splice.ts); a pass sure of every word stops here;
  * 3. proposals: the window is decoded again with them as Whisper's previous-text prompt, boosting
  *    tokens that extend a listed phrase (processor.ts: an abandoned partial match gives its boost
  *    back), once per proposal strength;
@@ -105,17 +111,21 @@ export async function decodeWithPhrases(
   const vocab = model.vocab;
   const heard = passWords(vocab, first.tokens);
   const unsure = unsureStretches(heard, UNSURE);
-  if (!unsure) return first;
-  const candidates = phrasePrompt(vocab, rankPhrases(unsure, phrases, CREDIT_MIN_SIM)).phrases;
+  const sameSound = sameSoundPhrases(vocab, heard, phrases);
+  if (!unsure && sameSound.length === 0) return first;
+  const ranked = unsure ? rankPhrases(unsure, phrases, CREDIT_MIN_SIM) : [];
+  const candidates = phrasePrompt(vocab, [...new Set([...sameSound, ...ranked])]).phrases;
   if (candidates.length === 0) return first;
   const frame = { language: opts.language, ...(opts.promptIds ? { promptIds: opts.promptIds } : {}) };
-  const judge = new Judge(model, encoded, frame, first, heard, candidates, plan.credit, onCompare);
+  const judge = new Judge(model, encoded, frame, first, heard, candidates, new Set(sameSound), plan.credit, onCompare);
   // the likeliest last in the prompt: nearest the transcript it steers
   const promptIds = [...(opts.promptIds ?? []), ...promptForPhrases(vocab, [...candidates].reverse())];
   // decoded without attention: only a winning proposal is aligned, once, below
   const proposalOpts = { ...opts, wantAttention: false, promptIds, maxTokens: proposalLimit(first) };
   // splices first: a splice keeps every other word of the unbiased pass, so it sets the bar for a proposal
   await spliceRounds(judge, candidates, opts.checkpoint);
+  // sure of every word: only a spelling to mend, which the splices did
+  if (!unsure) return judge.best === first || !opts.wantAttention ? judge.best : withAttention(model, encoded, opts, judge.best);
   const spliced = judge.best;
   const tried = new Set<string>();
   // the proposals share their prompt, run once
@@ -125,7 +135,7 @@ export async function decodeWithPhrases(
       const proposal = await propose(model, encoded, proposalOpts, createBiasProcessor(vocab, candidates, strength), start);
       const text = textOf(model, proposal);
       // a pass that fell into a loop proposes the loop, not the phrase
-      if (proposal.looped || tried.has(text)) continue;
+      if (proposal.looped || tried.has(text) || !judge.coversAsMuch(proposal)) continue;
       tried.add(text);
       await judge.weigh(proposal, 'proposal');
     }
@@ -134,12 +144,18 @@ export async function decodeWithPhrases(
   }
   // a winning proposal may still lack a phrase that a splice adds
   if (judge.best !== spliced) await spliceRounds(judge, candidates, opts.checkpoint);
-  const best = judge.best;
-  if (best === first || !opts.wantAttention) return best;
-  opts.checkpoint?.();
-  const f = model.framing(encoded, proposalOpts);
+  return judge.best === first || !opts.wantAttention ? judge.best : withAttention(model, encoded, proposalOpts, judge.best);
+}
+
+/**
+ * A winning candidate, which was decoded or spliced without attention, with the rows its word timings
+ * need, from one teacher-forced run framed as `framing` (the proposals' prompt where there were proposals).
+ */
+async function withAttention(model: WhisperModel, encoded: EncodedWindow, framing: DecodeOptions, best: Generation): Promise<Generation> {
+  framing.checkpoint?.();
+  const f = model.framing(encoded, framing);
   const bestIds = ids(best);
-  return { ...best, attention: await model.attentionRows(encoded, f.prompt, bestIds, endedWithEot(bestIds, vocab, f)) };
+  return { ...best, attention: await model.attentionRows(encoded, f.prompt, bestIds, endedWithEot(bestIds, model.vocab, f)) };
 }
 
 const ids = (gen: Generation) => gen.tokens.map((t) => t.id);
@@ -152,7 +168,7 @@ class Judge {
   private bestScore: number | null = null;
   private firstScore: number | null = null;
   private readonly firstText: string;
-  /** The phrases that may earn credit: those whose look-alike words in the first pass it was unsure of. */
+  /** The phrases that may earn credit: those whose look-alike words in the first pass it was unsure of, or split apart. */
   private readonly creditable: readonly string[];
 
   constructor(
@@ -162,12 +178,15 @@ class Judge {
     private readonly first: Generation,
     firstWords: PassWords,
     phrases: readonly string[],
+    /** Phrases that sound the same as words the first pass split apart (splice.ts sameSoundPhrases). */
+    readonly sameSound: ReadonlySet<string>,
     private readonly credit: number,
     private readonly onCompare?: (comparison: PhraseComparison) => void,
   ) {
     this.best = first;
     this.firstText = textOf(model, first);
     this.creditable = phrases.filter((p) => {
+      if (sameSound.has(p)) return true;
       const heard = splicePhrase(model.vocab, firstWords, p, CREDIT_MIN_SIM);
       return heard !== null && heard.replacedLogprob < UNSURE;
     });
@@ -182,9 +201,11 @@ class Judge {
   /**
    * A log-probability is a sum over tokens, so a transcription that stops early looks likelier than
    * one of all the speech: a proposal that wrote one name and ended ("Dandlisk," for 30 s of a meeting)
-   * outscored the whole transcription by 22.8. A candidate must keep most of the first pass's text.
+   * outscored the whole transcription by 22.8. A proposal must keep most of the first pass's text.
+   * Splices are not held to it: they keep every word but those they replace, which may be many tokens
+   * ("K-R-Z-Y-S-Z-T-O-F" for Krzysztof).
    */
-  private coversAsMuch(candidate: Generation): boolean {
+  coversAsMuch(candidate: Generation): boolean {
     const textTokens = (gen: Generation) => gen.tokens.filter((t) => this.model.vocab.isText(t.id)).length;
     return textTokens(candidate) >= MIN_TEXT_KEPT * textTokens(this.first);
   }
@@ -205,7 +226,7 @@ class Judge {
    */
   async weigh(candidate: Generation, how: string, score?: number, withheld = 0): Promise<boolean> {
     const gained = this.gained(candidate);
-    if (gained.length === 0 || !this.coversAsMuch(candidate)) return false;
+    if (gained.length === 0) return false;
     this.firstScore ??= await this.model.sequenceLogprob(this.encoded, this.frame, ids(this.first));
     this.bestScore ??= this.firstScore;
     score ??= await this.model.sequenceLogprob(this.encoded, this.frame, ids(candidate));
@@ -246,8 +267,9 @@ async function spliceRound(judge: Judge, phrases: readonly string[]): Promise<bo
   let top: { gen: Generation; score: number; credited: number; how: string } | null = null;
   const splices = phrases
     .filter((phrase) => !have.has(phrase))
-    .map((phrase) => splicePhrase(vocab, pass, phrase, SPLICE_MIN_SIM))
-    .filter((splice): splice is Splice => splice !== null && splice.replacedLogprob < UNSURE)
+    .map((phrase) => ({ phrase, splice: splicePhrase(vocab, pass, phrase, SPLICE_MIN_SIM) }))
+    .filter((s): s is { phrase: string; splice: Splice } => s.splice !== null && (s.splice.replacedLogprob < UNSURE || judge.sameSound.has(s.phrase)))
+    .map((s) => s.splice)
     .sort((a, b) => b.match.sim - a.match.sim)
     .slice(0, SPLICES_SCORED);
   for (const splice of splices) {

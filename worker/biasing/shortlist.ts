@@ -3,7 +3,7 @@ import { recentLists } from './recent-lists';
 
 /**
  * A rough sound-alike spelling: lower case, letters and digits only, common English spellings of one
- * sound folded together (ph/f, c/k/q, z/s, x/ks but a leading x/s, y/i, w/v), doubled letters single. "Hetzner" and
+ * sound folded together (ph/f, c/k/q, z/s, x/ks but a leading x/s, y/i, w/v, wr/r), doubled letters single. "Hetzner" and
  * the "Hasner" an unbiased pass hears come out 2 edits apart; "ComfyUI" and "Comp Fuey" 3.
  */
 export function soundKey(text: string): string {
@@ -15,6 +15,7 @@ export function soundKey(text: string): string {
     .replace(/ck/g, 'k')
     .replace(/gh/g, 'g')
     .replace(/wh/g, 'w')
+    .replace(/wr/g, 'r')
     .replace(/[cq]/g, 'k')
     .replace(/^x/, 's')
     .replace(/x/g, 'ks')
@@ -37,6 +38,26 @@ const keyedLists = recentLists<KeyedPhrase[]>(4);
 
 function keyed(phrases: readonly string[]): KeyedPhrase[] {
   return keyedLists(phrases, () => phrases.map(keyedPhrase).filter((p) => p.key.length > 0));
+}
+
+/** The phrases of a list by sound key, and the longest key; built once per list, as `keyed`. */
+export interface KeyIndex {
+  phrases: ReadonlyMap<string, readonly string[]>;
+  longest: number;
+}
+
+const keyIndexes = recentLists<KeyIndex>(4);
+
+export function phrasesByKey(phrases: readonly string[]): KeyIndex {
+  return keyIndexes(phrases, () => {
+    const index = new Map<string, string[]>();
+    let longest = 0;
+    for (const p of keyed(phrases)) {
+      index.set(p.key, [...(index.get(p.key) ?? []), p.phrase]);
+      longest = Math.max(longest, p.key.length);
+    }
+    return { phrases: index, longest };
+  });
 }
 
 /** Where a phrase sounds most like a run of words: words [start, end) and how alike (1: the same key). */

@@ -1,7 +1,7 @@
 import type { EngineToken } from '../../src/engine-types';
 import type { GeneratedToken } from '../whisper';
 import { wordTokens } from '../words';
-import { soundKey, soundMatch, type SoundMatch } from './shortlist';
+import { phrasesByKey, soundKey, soundMatch, type SoundMatch } from './shortlist';
 import type { BiasVocabulary } from './trie';
 
 export interface SpliceVocabulary extends BiasVocabulary {
@@ -93,3 +93,33 @@ export function unsureStretches(pass: PassWords, unsure: number): string {
 function meanLogprob(tokens: readonly GeneratedToken[], start: number, end: number): number {
   return tokens.slice(start, end).reduce((sum, t) => sum + t.logprob, 0) / (end - start);
 }
+
+/**
+ * The listed phrases that sound the same (one soundKey) as a run of the pass's words that splits them into
+ * more words: "play right" for "Playwright", "K-R-Z-Y-S-Z-T-O-F" for "Krzysztof", a name the model did not
+ * know written as the pieces it did. The pass may have been sure of those words, since they are what was
+ * said; only the spelling is the list's. A word for word respelling ("photos" for a listed "Fotos", "lift"
+ * for "Lyft") is left alone: there the audio cannot tell the two apart, and the pass chose a real word.
+ * Found by key, not by distance, so a 10,000-phrase list costs a few map lookups per word.
+ */
+export function sameSoundPhrases(vocab: SpliceVocabulary, pass: PassWords, phrases: readonly string[]): string[] {
+  const index = phrasesByKey(phrases);
+  const { tokens, words, keys } = pass;
+  const found = new Set<string>();
+  for (let i = 0; i < words.length; i++) {
+    let run = '';
+    for (let j = i; j < words.length && keys[j]; j++) {
+      run += keys[j];
+      if (run.length > index.longest) break;
+      for (const phrase of index.phrases.get(run) ?? []) {
+        // as written, punctuation inside included ("K-R-Z-Y-S-Z-T-O-F" is a word "KRZYSZTOF")
+        const written = vocab.decode(tokens.slice(words[i]!.start, words[j]!.end).map((t) => t.id));
+        if (wordCount(written) > wordCount(phrase)) found.add(phrase);
+      }
+    }
+  }
+  return [...found];
+}
+
+/** Runs of letters and digits: "K-R-Z-Y-S-Z-T-O-F" is nine. */
+const wordCount = (text: string) => text.split(/[^\p{L}\p{N}]+/u).filter(Boolean).length;
