@@ -49,6 +49,21 @@ async function decode(clip: { encoded: EncodedWindow; seconds: number }) {
   return { ids, text: model.vocab.decode(ids).trim() };
 }
 
+/** What `run` returns, and how many decoding passes (WhisperModel.generate) it ran. */
+async function countingDecodes<T>(run: () => Promise<T>): Promise<{ result: T; decodes: number }> {
+  const generate = model.generate.bind(model);
+  let decodes = 0;
+  model.generate = (...args) => {
+    decodes++;
+    return generate(...args);
+  };
+  try {
+    return { result: await run(), decodes };
+  } finally {
+    model.generate = generate;
+  }
+}
+
 async function fixture(path: string): Promise<ArrayBuffer> {
   const res = await fetch(`/__fixtures/bias-set/${path}`);
   if (!res.ok) throw new Error(`missing ${path}: generate the bias set first (node bench/bias-set/generate.mjs)`);
@@ -81,25 +96,19 @@ describe('vocabulary biasing with whisper-tiny (real model, real Chromium)', () 
     expect(biased).toMatch(/go into your/i);
   });
 
-  it('recovers a rare name in a flite clip at the default strength, with 249 unrelated phrases listed', async () => {
-    const clip = await encodeBytes(await fixture('phrase-grafana-slt.wav'));
+  it.each([
+    { how: 'a rare name the unbiased pass misheard', file: 'phrase-grafana-slt.wav', phrase: 'Grafana', plain: /dashboard into/, biased: /dashboard into Grafana/ },
+    // "play right": the pass was sure of both words; the listed spelling is spliced over them
+    { how: 'a name the unbiased pass split into words that sound the same', file: 'phrase-vitest-slt.wav', phrase: 'Playwright', plain: /run play right/, biased: /run playwright/i },
+  ])('recovers $how at the default strength, with 249 unrelated phrases listed', async ({ file, phrase, plain: heard, biased: recovered }) => {
+    const clip = await encodeBytes(await fixture(file));
     const plain = await decode(clip);
     const others = Array.from({ length: 249 }, (_, i) => `Zorblax${i}`);
-    const biased = await decodeBiased(clip, [...others, 'Grafana'], 0.45, true);
+    const biased = await decodeBiased(clip, [...others, phrase], 0.45, true);
     console.log(`plain «${plain.text}»\nbiased «${biased}»`);
-    expect(plain.text).not.toContain('Grafana');
-    expect(biased).toMatch(/dashboard into Grafana/);
-    expect(biased).not.toMatch(/Zorblax/);
-  });
-
-  it('writes a listed phrase over words that sound the same, which the unbiased pass was sure of', async () => {
-    const clip = await encodeBytes(await fixture('phrase-vitest-slt.wav'));
-    const plain = await decode(clip);
-    const others = Array.from({ length: 249 }, (_, i) => `Zorblax${i}`);
-    const biased = await decodeBiased(clip, [...others, 'Playwright'], 0.45, true);
-    console.log(`plain «${plain.text}»\nbiased «${biased}»`);
-    expect(plain.text).toMatch(/run play right/);
-    expect(biased).toMatch(/run playwright/i);
+    expect(plain.text).toMatch(heard);
+    expect(plain.text.toLowerCase()).not.toContain(phrase.toLowerCase());
+    expect(biased).toMatch(recovered);
     expect(biased).not.toMatch(/Zorblax/);
   });
 
@@ -117,19 +126,9 @@ describe('vocabulary biasing with whisper-tiny (real model, real Chromium)', () 
     const first = await decodeWindow(model, clip.encoded, opts);
     // the near miss "folder" is listed: a second look would find it, but the pass was sure of every word
     const phrases = ['Folderol', 'Desktopia', ...Array.from({ length: 248 }, (_, i) => `Zorblax${i}`)];
-    const generate = model.generate.bind(model);
-    let decodes = 0;
-    model.generate = (...args) => {
-      decodes++;
-      return generate(...args);
-    };
-    try {
-      const gen = await decodeWithPhrases(model, clip.encoded, opts, first, phrases, biasPlan(1)!);
-      expect(gen).toBe(first);
-      expect(decodes).toBe(0);
-    } finally {
-      model.generate = generate;
-    }
+    const { result, decodes } = await countingDecodes(() => decodeWithPhrases(model, clip.encoded, opts, first, phrases, biasPlan(1)!));
+    expect(result).toBe(first);
+    expect(decodes).toBe(0);
   });
 
   it('weighs a same-sounding spelling in a window it was sure of by splicing only, and keeps what the audio bears out', async () => {
@@ -137,27 +136,19 @@ describe('vocabulary biasing with whisper-tiny (real model, real Chromium)', () 
     const opts = { language: 'en', wantAttention: true, audioSeconds: clip.seconds };
     const first = await decodeWindow(model, clip.encoded, opts);
     expect(model.vocab.decode(first.tokens.map((t) => t.id))).toMatch(/her photos in a folder/);
-    const generate = model.generate.bind(model);
-    let decodes = 0;
-    model.generate = (...args) => {
-      decodes++;
-      return generate(...args);
-    };
     const compared: string[] = [];
-    try {
-      // "Inafolder" sounds the same as "in a folder", written as more words: worth a splice, though the
-      // pass was sure of every word ("Fotos" for "photos" is a word for word respelling: not looked at)
-      const phrases = ['Inafolder', 'Fotos', 'Zorblax'];
-      const gen = await decodeWithPhrases(model, clip.encoded, opts, first, phrases, biasPlan(0.45)!, (c) => compared.push(`${c.how}: ${c.costPerPhrase.toFixed(1)}`));
-      console.log(compared);
-      expect(compared).toHaveLength(1);
-      expect(compared[0]).toMatch(/^splice for "in a folder"/);
-      expect(decodes).toBe(0);
-      // the model hears "in a folder" far likelier than the name: the pass is kept
-      expect(gen).toBe(first);
-    } finally {
-      model.generate = generate;
-    }
+    // "Inafolder" sounds the same as "in a folder", written as more words: worth a splice, though the
+    // pass was sure of every word ("Fotos" for "photos" is a word for word respelling: not looked at)
+    const phrases = ['Inafolder', 'Fotos', 'Zorblax'];
+    const { result, decodes } = await countingDecodes(() =>
+      decodeWithPhrases(model, clip.encoded, opts, first, phrases, biasPlan(0.45)!, (c) => compared.push(`${c.how}: ${c.costPerPhrase.toFixed(1)}`)),
+    );
+    console.log(compared);
+    expect(compared).toHaveLength(1);
+    expect(compared[0]).toMatch(/^splice for "in a folder"/);
+    expect(decodes).toBe(0);
+    // the model hears "in a folder" far likelier than the name: the pass is kept
+    expect(result).toBe(first);
   });
 
   it('strength 0 decodes exactly as without biasing', async () => {
