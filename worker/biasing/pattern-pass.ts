@@ -213,7 +213,6 @@ async function constrainedPasses(
 ): Promise<Pass[]> {
   const v = model.vocab;
   const table = tokenTable(v);
-  const adjust = opts.adjustLogits;
   const prefixIds = prefix.map((t) => t.id);
   const input = [...f.prompt, ...prefixIds];
   const out = await model.decoderForward(input, null, encoded, { logitsFrom: input.length - 1 });
@@ -224,7 +223,7 @@ async function constrainedPasses(
   const masked = (row: Float32Array, generated: readonly number[]) => {
     const r = row.slice();
     applyTimestampRules(r, generated, v, f.maxTsIndex);
-    adjust?.(r, generated);
+    opts.adjustLogits?.(r, generated);
     return { r, z: logSumExp(r, 0, r.length) };
   };
   let live: Hyp[] = [{ self: self0, row: row0, tokens: [], score: 0, match: matcher.start }];

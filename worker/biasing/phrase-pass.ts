@@ -3,7 +3,7 @@ import { endedWithEot, type EncodedWindow, type Generation, type PromptRun, type
 import { createBiasProcessor } from './processor';
 import { phrasePrompt, promptForPhrases } from './prompt';
 import { rankPhrases } from './shortlist';
-import { passWords, sameSoundPhrases, splicePhrase, unsureStretches, type PassWords, type Splice } from './splice';
+import { passWords, sameSoundPhrases, splicePhrase, unsureStretches, type PassWords } from './splice';
 
 /** The default bias_strength (spec 4.3). */
 export const DEFAULT_STRENGTH = 0.45;
@@ -267,9 +267,10 @@ async function spliceRound(judge: Judge, phrases: readonly string[]): Promise<bo
   let top: { gen: Generation; score: number; credited: number; how: string } | null = null;
   const splices = phrases
     .filter((phrase) => !have.has(phrase))
-    .map((phrase) => ({ phrase, splice: splicePhrase(vocab, pass, phrase, SPLICE_MIN_SIM) }))
-    .filter((s): s is { phrase: string; splice: Splice } => s.splice !== null && (s.splice.replacedLogprob < UNSURE || judge.sameSound.has(s.phrase)))
-    .map((s) => s.splice)
+    .flatMap((phrase) => {
+      const splice = splicePhrase(vocab, pass, phrase, SPLICE_MIN_SIM);
+      return splice && (splice.replacedLogprob < UNSURE || judge.sameSound.has(phrase)) ? [splice] : [];
+    })
     .sort((a, b) => b.match.sim - a.match.sim)
     .slice(0, SPLICES_SCORED);
   for (const splice of splices) {

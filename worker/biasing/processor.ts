@@ -14,8 +14,6 @@ const ROOT_STATE: BiasState = 0;
 
 /** Phrase biasing over token ids, for a greedy pass (generate()'s adjustLogits hook). */
 export interface BiasProcessor {
-  /** Boost per extending token, in logit units (strength × TOKEN_BOOST). */
-  readonly boost: number;
   /** Whether it changes anything (no phrases, or strength 0, make it a no-op). */
   readonly active: boolean;
   /** generate()'s hook: adjusts one rule-masked logits row in place for the pass so far, `generated`. */
@@ -86,7 +84,8 @@ class TrieBiasProcessor implements BiasProcessor {
   constructor(
     private readonly vocab: BiasVocabulary,
     private readonly trie: TokenTrie,
-    readonly boost: number,
+    /** Boost per extending token, in logit units (strength × TOKEN_BOOST). */
+    private readonly boost: number,
   ) {
     const roots = rootSplit(vocab, trie);
     this.glued = roots.glued;
