@@ -12,7 +12,7 @@ import { it } from 'vitest';
 import { EVAL_DIR } from '../../config/paths';
 import { compilePattern, type CompiledPattern } from '../../src/api/patterns';
 import { decodeWindow } from '../../worker/decode-window';
-import { decodeWithPatterns } from '../../worker/biasing/pattern-pass';
+import { decodeWithPatterns, type PassTrace } from '../../worker/biasing/pattern-pass';
 import { applyPatterns } from '../../worker/biasing/spoken-patterns';
 import type { WhisperModel } from '../../worker/whisper';
 import { generateBiasSet } from './generate.mjs';
@@ -32,8 +32,8 @@ async function transcribe(model: WhisperModel, file: string, patterns: CompiledP
   const started = performance.now();
   const first = await decodeWindow(model, clip.encoded, opts);
   const firstMs = performance.now() - started;
-  const trace = process.env.TRACE === '1' ? (t: { gap: number; text: string; logprob: number; firstLogprob: number; accepted: boolean }) =>
-    log(`    tried (gap ${t.gap.toFixed(1)}, ${t.logprob.toFixed(2)} vs ${t.firstLogprob.toFixed(2)}${t.accepted ? ', kept' : ''}): «${t.text.trim()}»`) : undefined;
+  const trace = process.env.TRACE === '1' ? (t: PassTrace) =>
+    log(`    tried ${t.spoken ? 'spoken' : 'written'} (gap ${t.gap.toFixed(1)}, ${t.logprob.toFixed(2)} vs ${t.firstLogprob.toFixed(2)}${t.accepted ? ', kept' : ''}): «${t.text.trim()}»`) : undefined;
   const gen = await decodeWithPatterns(model, clip.encoded, opts, first, patterns, STRENGTH, trace);
   const passMs = performance.now() - started - firstMs;
   clip.encoded.hidden.dispose();

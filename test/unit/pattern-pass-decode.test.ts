@@ -46,6 +46,15 @@ describe('decodeWithPatterns (real whisper-tiny)', () => {
     expect(gen.attention![0]!.length).toBe(first.attention![0]!.length);
   }, 300_000);
 
+  it('writes a code out as spoken words where the model hears "double" that its written code lost', async () => {
+    const { dir } = generateBiasSet();
+    // "Your confirmation code is B, seven double five, Q." — tiny writes "B725Q", a code the pattern matches
+    const { firstText, text } = await passes(readAudio(join(dir, 'code-confirm-kal.wav')), false);
+    expect(applyPatterns(firstText, PATTERNS)).toContain('B725Q');
+    expect(text).toMatch(/\bseven double five\b/i);
+    expect(applyPatterns(text, PATTERNS)).toMatch(/^Your confirmation code is B755Q\.$/);
+  }, 300_000);
+
   it('returns the first pass itself for speech without a code', async () => {
     const { first, gen } = await passes(loadEvalClip('en/jfk.flac'), false);
     expect(gen).toBe(first);

@@ -16,7 +16,8 @@ import {
   type Past,
   type WhisperModel,
 } from '../whisper';
-import { PatternMatcher, type MatchState } from './pattern-matcher';
+import { spokenCodes, tokenTable, writtenCodes, type CodeForm, type CodeState, type TokenTable } from './code-forms';
+import { PatternMatcher } from './pattern-matcher';
 import { DEFAULT_STRENGTH } from './phrase-pass';
 import { findPatternSpans, mayBeCodeWord } from './spoken-patterns';
 
@@ -24,37 +25,13 @@ import { findPatternSpans, mayBeCodeWord } from './spoken-patterns';
  * Decode-time help for `patterns`: after the normal pass over a window, spots where a code may have
  * been spoken ("A, mz, for 7-1", "XR-Triple 7"), and decodes again from there with the tokens before
  * it forced and the next tokens restricted to a written code that a pattern matches ("AMZ471"), then
- * freely to the end of the window. The constrained pass replaces the first only when the model finds
- * it nearly as likely as the first (teacher-forced log-probability of each whole window, plus a credit
- * per code that grows with bias_strength), so speech without a code keeps its first pass.
+ * freely to the end of the window. A second constrained pass writes the code as spoken words that
+ * the text rewrite reads ("B seven double five Q"): Whisper writes "seven double five" as "725", yet
+ * finds the spoken words far likelier than "seven two five". A constrained pass replaces the first
+ * only when the model finds it nearly as likely as the first (teacher-forced log-probability of each
+ * whole window, plus a credit per code that grows with bias_strength), so speech without a code keeps
+ * its first pass.
  */
-
-interface TokenTable {
-  /** Text tokens made only of characters a code can hold (letters, digits, space, '-'), with their text. */
-  codeTokens: Array<{ id: number; text: string }>;
-  /** Per text token: its text starts with a letter, digit or '-' (it would glue onto a code before it). */
-  gluesOn: Uint8Array;
-  text: string[];
-}
-
-const tables = new WeakMap<WhisperVocabulary, TokenTable>();
-
-function tokenTable(vocab: WhisperVocabulary): TokenTable {
-  let table = tables.get(vocab);
-  if (table) return table;
-  const codeTokens: TokenTable['codeTokens'] = [];
-  const gluesOn = new Uint8Array(vocab.eot);
-  const text: string[] = [];
-  for (let id = 0; id < vocab.eot; id++) {
-    const t = vocab.decode([id]);
-    text.push(t);
-    if (/^[A-Za-z0-9-]/.test(t)) gluesOn[id] = 1;
-    if (/^ ?[A-Za-z0-9-]+(?: [A-Za-z0-9-]+)*$/.test(t)) codeTokens.push({ id, text: t });
-  }
-  table = { codeTokens, gluesOn, text };
-  tables.set(vocab, table);
-  return table;
-}
 
 /**
  * Credit (in nats of log-probability, at the default bias_strength 0.45) a window's constrained pass
@@ -82,6 +59,8 @@ interface Place {
   gap: number;
   /** Log-probability of the tokens before it. */
   before: number;
+  /** A code the text rewrite reads already starts here: only a spoken code may read as another. */
+  covered: boolean;
 }
 
 interface Scored {
@@ -118,12 +97,13 @@ async function scoreAndPlaces(
       const z = logSumExp(row, 0, vocabSize);
       const before = logprob;
       logprob += row[targets[i]!]! - z;
-      if (!starts.has(i)) continue;
+      const covered = starts.get(i);
+      if (covered === undefined) continue;
       let best = -Infinity;
       for (const { id, text } of table.codeTokens) {
         if (text[0] === ' ' && row[id]! > best && matcher.advance(matcher.start, text.slice(1))) best = row[id]!;
       }
-      if (best > -Infinity) places.push({ index: i, gap: row[targets[i]!]! - best, before });
+      if (best > -Infinity) places.push({ index: i, gap: row[targets[i]!]! - best, before, covered });
     }
   } finally {
     out.logits.dispose();
@@ -153,21 +133,25 @@ function wordStarts(ids: readonly GeneratedToken[], v: WhisperVocabulary, table:
 }
 
 /**
- * Token indices of words that may begin a code: a word with code material (a digit, a letter, a
- * letter or digit name) at most LOOKAHEAD_WORDS words on ("Slide 2 with 916", "ticket decay 831-2"),
- * not inside a run the text rewrite already turns into a code.
+ * Token indices of words that may begin a code, each mapped to whether the text rewrite already reads
+ * a code from there: such a code's first word, and a word with code material (a digit, a letter, a
+ * letter or digit name) at most LOOKAHEAD_WORDS words on ("Slide 2 with 916", "ticket decay 831-2")
+ * outside those codes.
  */
-function candidateStarts(words: readonly Word[], patterns: readonly CompiledPattern[]): Set<number> {
+function candidateStarts(words: readonly Word[], patterns: readonly CompiledPattern[]): Map<number, boolean> {
   const texts = words.map((w) => w.text);
   const covered = new Set<number>();
-  for (const s of findPatternSpans(texts, patterns)) for (let k = s.start; k < s.end; k++) covered.add(k);
+  const starts = new Map<number, boolean>();
+  for (const s of findPatternSpans(texts, patterns)) {
+    for (let k = s.start; k < s.end; k++) covered.add(k);
+    starts.set(words[s.start]!.index, true);
+  }
   const material = texts.map((t) => /\d/.test(t) || mayBeCodeWord(t));
-  const starts = new Set<number>();
   for (let w = 0; w < words.length; w++) {
     if (covered.has(w)) continue;
     let near = false;
     for (let k = w; k < Math.min(words.length, w + 1 + LOOKAHEAD_WORDS) && !covered.has(k); k++) near ||= material[k]!;
-    if (near) starts.add(words[w]!.index);
+    if (near) starts.set(words[w]!.index, false);
   }
   return starts;
 }
@@ -176,15 +160,17 @@ interface Pass {
   tokens: GeneratedToken[];
   /** Index just past the code's last token. */
   codeEnd: number;
+  /** It came to an end (or back to the first pass) rather than looping or running out of tokens. */
+  ended: boolean;
 }
 
 /** A hypothesis of the code: its tokens so far, its self-attention cache and the logits after it. */
-interface Hyp {
+interface Hyp<S extends CodeState> {
   self: Past;
   row: Float32Array;
   tokens: GeneratedToken[];
   score: number;
-  match: MatchState;
+  match: S;
 }
 
 /** Hypotheses kept per pattern while writing a code, and codes (the best of different patterns) carried on to the end of the window. */
@@ -197,14 +183,14 @@ const CODES_KEPT = 2;
  * code is searched with a small beam (the model prefers "XR"+"77"+"7" to "XR"+"47"+"7" as a whole,
  * though "47" is the likelier token after "XR"); its CODES_KEPT best are each decoded on. None when no code fits.
  */
-async function constrainedPasses(
+async function constrainedPasses<S extends CodeState>(
   model: WhisperModel,
   encoded: EncodedWindow,
   opts: DecodeOptions,
   f: Framing,
   prefix: readonly GeneratedToken[],
   rest: readonly GeneratedToken[],
-  matcher: PatternMatcher,
+  form: CodeForm<S>,
   /**
    * Codes whose own log-probability is not above this cannot win: the tokens after a code only lower
    * a pass's log-probability, and grammar-masked scores here are at least the unmasked ones it is judged by.
@@ -212,7 +198,6 @@ async function constrainedPasses(
   floor: number,
 ): Promise<Pass[]> {
   const v = model.vocab;
-  const table = tokenTable(v);
   const prefixIds = prefix.map((t) => t.id);
   const input = [...f.prompt, ...prefixIds];
   const out = await model.decoderForward(input, null, encoded, { logitsFrom: input.length - 1 });
@@ -226,21 +211,21 @@ async function constrainedPasses(
     opts.adjustLogits?.(r, generated);
     return { r, z: logSumExp(r, 0, r.length) };
   };
-  let live: Hyp[] = [{ self: self0, row: row0, tokens: [], score: 0, match: matcher.start }];
+  let live: Hyp<S>[] = [{ self: self0, row: row0, tokens: [], score: 0, match: form.start }];
   // the best finished code of each pattern, and a beam per pattern: several patterns may fit one place
   // ("U891S" and "UA916"), and the likelier code of one must not crowd out every code of another
-  const bestOf = new Map<number, Hyp>();
-  let finished: Hyp[] = [];
+  const bestOf = new Map<number, Hyp<S>>();
+  let finished: Hyp<S>[] = [];
   const passes: Pass[] = [];
-  const held = new Set<Hyp>(live);
-  const release = (keep: Set<Hyp>) => {
+  const held = new Set<Hyp<S>>(live);
+  const release = (keep: Set<Hyp<S>>) => {
     for (const h of held) if (!keep.has(h)) releaseSelf(h.self);
     for (const h of [...held]) if (!keep.has(h)) held.delete(h);
   };
   try {
     while (live.length > 0) {
       opts.checkpoint?.();
-      const expansions: Array<{ hyp: Hyp; id: number; logprob: number; score: number; match: MatchState }> = [];
+      const expansions: Array<{ hyp: Hyp<S>; id: number; logprob: number; score: number; match: S }> = [];
       for (const hyp of live) {
         for (const p of hyp.match.accepted) {
           const best = bestOf.get(p);
@@ -248,13 +233,10 @@ async function constrainedPasses(
         }
         if (!hyp.match.open || prefix.length + hyp.tokens.length >= f.maxTokens) continue;
         const { r, z } = masked(hyp.row, [...prefixIds, ...hyp.tokens.map((t) => t.id)]);
-        const first = hyp.tokens.length === 0;
-        for (const t of table.codeTokens) {
-          const lp = r[t.id]! - z;
-          if (hyp.score + lp <= floor) continue;
-          if (first && t.text[0] !== ' ') continue;
-          const match = matcher.advance(hyp.match, first ? t.text.slice(1) : t.text);
-          if (match) expansions.push({ hyp, id: t.id, logprob: lp, score: hyp.score + lp, match });
+        const worth = (id: number) => hyp.score + r[id]! - z > floor;
+        for (const { id, state } of form.next(hyp.match, hyp.tokens.length === 0, worth)) {
+          const lp = r[id]! - z;
+          expansions.push({ hyp, id, logprob: lp, score: hyp.score + lp, match: state });
         }
       }
       expansions.sort((a, b) => b.score - a.score);
@@ -263,7 +245,7 @@ async function constrainedPasses(
         const bar = Math.max(floor, bestOf.get(p)?.score ?? -Infinity);
         expansions.filter((e) => e.score > bar && e.match.alive.includes(p)).slice(0, CODE_BEAM).forEach((e) => chosen.add(e));
       }
-      const next: Hyp[] = [];
+      const next: Hyp<S>[] = [];
       for (const e of chosen) {
         const stepped = await model.decoderForward([e.id], { ...e.hyp.self, ...cross }, encoded, { consumePast: false });
         const self = pick(stepped.past, '.decoder.');
@@ -280,7 +262,7 @@ async function constrainedPasses(
     release(new Set(finished));
     for (const hyp of finished) {
       held.delete(hyp); // decodeOn disposes the cache it is given
-      passes.push(await decodeOn(model, encoded, opts, f, prefix, hyp, cross, rest, masked));
+      passes.push(await decodeOn(model, encoded, opts, f, prefix, hyp, cross, rest, masked, form.extends));
     }
   } finally {
     release(new Set());
@@ -288,38 +270,43 @@ async function constrainedPasses(
   return passes;
 }
 
-/** Greedy decoding after a finished code (its first token may not glue onto it), rejoining the first pass. */
+/** Greedy decoding after a finished code (its first token may not be one of `extendsCode`), rejoining the first pass. */
 async function decodeOn(
   model: WhisperModel,
   encoded: EncodedWindow,
   opts: DecodeOptions,
   f: Framing,
   prefix: readonly GeneratedToken[],
-  hyp: Hyp,
+  hyp: Hyp<CodeState>,
   cross: Past,
   rest: readonly GeneratedToken[],
   masked: (row: Float32Array, generated: readonly number[]) => { r: Float32Array; z: number },
+  extendsCode: Uint8Array,
 ): Promise<Pass> {
   const v = model.vocab;
-  const table = tokenTable(v);
   const tokens = [...prefix, ...hyp.tokens];
   const codeEnd = tokens.length;
   const generated = tokens.map((t) => t.id);
   let self = hyp.self;
   let raw = hyp.row;
+  let ended = false;
   try {
     while (tokens.length < f.maxTokens) {
       opts.checkpoint?.();
       const { r, z } = masked(raw, generated);
-      if (tokens.length === codeEnd) for (let k = 0; k < v.eot; k++) if (table.gluesOn[k]) r[k] = -Infinity;
+      if (tokens.length === codeEnd) for (let k = 0; k < v.eot; k++) if (extendsCode[k]) r[k] = -Infinity;
       const id = argmax(r);
-      if (id === v.eot || r[id] === -Infinity) break;
+      ended = id === v.eot || r[id] === -Infinity;
+      if (ended) break;
       tokens.push({ id, logprob: r[id]! - z });
       generated.push(id);
-      if (repeatsTail(generated.filter((x) => v.isText(x))) || closesAtEnd(generated, v, f.maxTsIndex)) break;
+      if (repeatsTail(generated.filter((x) => v.isText(x)))) break;
+      ended = closesAtEnd(generated, v, f.maxTsIndex);
+      if (ended) break;
       const at = rejoin(tokens, codeEnd, rest);
       if (at >= 0) {
         tokens.push(...rest.slice(at));
+        ended = true;
         break;
       }
       const stepped = await model.decoderForward([id], { ...self, ...cross }, encoded, { consumePast: false });
@@ -331,7 +318,7 @@ async function decodeOn(
   } finally {
     releaseSelf(self);
   }
-  return { tokens, codeEnd };
+  return { tokens, codeEnd, ended };
 }
 
 /**
@@ -353,6 +340,8 @@ export interface PassTrace {
   logprob: number;
   firstLogprob: number;
   accepted: boolean;
+  /** The code was written as spoken words. */
+  spoken: boolean;
 }
 
 /**
@@ -371,6 +360,8 @@ export async function decodeWithPatterns(
 ): Promise<Generation> {
   if (patterns.length === 0 || !(strength > 0) || first.tokens.length === 0) return first;
   const matcher = new PatternMatcher(patterns);
+  const written = writtenCodes(model.vocab, matcher);
+  const spoken = spokenCodes(model.vocab, matcher);
   const f = model.framing(encoded, opts);
   // grows up to the default strength and no further: unrelated speech's best constrained passes trail
   // their first pass by 12 nats or more (bench/bias-set), and a larger credit would let them through
@@ -395,11 +386,14 @@ export async function decodeWithPatterns(
     for (const place of places) {
       if (tries++ >= MAX_TRIES) break;
       const floor = scored.logprob - credit - place.before;
-      const found = await constrainedPasses(model, encoded, opts, f, tokens.slice(0, place.index), tokens.slice(place.index), matcher, floor);
-      for (const pass of found) {
+      const [prefix, rest] = [tokens.slice(0, place.index), tokens.slice(place.index)];
+      const found = (await constrainedPasses(model, encoded, opts, f, prefix, rest, spoken, floor)).map((pass) => ({ pass, spoken: true }));
+      if (!place.covered) found.push(...(await constrainedPasses(model, encoded, opts, f, prefix, rest, written, floor)).map((pass) => ({ pass, spoken: false })));
+      // a pass that loops ("1 2 3 4 4 4 …") may score above the whole window's first pass, being shorter
+      for (const { pass, spoken } of found.filter((p) => p.pass.ended)) {
         const logprob = await model.sequenceLogprob(encoded, opts, pass.tokens.map((t) => t.id));
         const accepted = logprob + credit > scored.logprob;
-        trace?.({ gap: place.gap, text: model.vocab.decode(pass.tokens.map((t) => t.id)), logprob, firstLogprob: scored.logprob, accepted });
+        trace?.({ gap: place.gap, text: model.vocab.decode(pass.tokens.map((t) => t.id)), logprob, firstLogprob: scored.logprob, accepted, spoken });
         if (accepted && (!best || logprob > best.logprob)) best = { pass, logprob };
       }
     }

@@ -83,6 +83,21 @@ function readWord(word: string): WordReading | null {
   return { kind: 'symbols', symbols: [...key.toUpperCase()].map((c) => (c === 'O' ? ['O', '0'] : c === '0' ? ['0', 'O'] : [c])) };
 }
 
+/** A word read as part of a spoken code, unambiguously: its symbols, or a repeat ("double") of the next one. */
+export type SpokenCodeWord = { symbols: readonly Symbol[] } | { repeat: number };
+
+/**
+ * How a word reads inside a spoken code when it reads so on its own: digit, letter and NATO names,
+ * single letters, written capitals and digits, "double"/"triple". Not the words that read as a
+ * symbol only between others (homophones such as "for", letter clusters such as "mz") nor tens.
+ */
+export function spokenCodeWord(word: string): SpokenCodeWord | null {
+  const r = readWord(word);
+  if (r?.kind === 'repeat') return { repeat: r.times };
+  if (r?.kind !== 'symbols' || r.homophone || r.cluster) return null;
+  return { symbols: r.symbols };
+}
+
 /**
  * Whether a word may be part of a spoken or written code, short of the common words that may also
  * read as one ("a", "I", "for", "you"): a digit, a letter or digit name, capitals, "double" …

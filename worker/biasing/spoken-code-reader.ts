@@ -1,0 +1,62 @@
+import type { MatchState, PatternMatcher } from './pattern-matcher';
+import type { SpokenCodeWord } from './spoken-patterns';
+
+/** Where a spoken code stands: the pattern states its symbols reach, and a repeat word waiting for its symbol. */
+export interface SpokenCodeState extends Pick<MatchState, 'open' | 'alive' | 'accepted'> {
+  readonly states: readonly MatchState[];
+  /** Times the next symbol is written ("double" 2), 0 when no repeat word is waiting. */
+  readonly repeat: number;
+}
+
+/**
+ * Steps a code spoken word by word ("B seven double five Q") through the patterns, as applyPatterns
+ * later reads it: each word's symbols in turn, any pattern separator allowed before a symbol
+ * (spoken codes leave them out), "double"/"triple" writing the next symbol two or three times.
+ */
+export class SpokenCodeReader {
+  readonly start: SpokenCodeState;
+
+  constructor(private readonly matcher: PatternMatcher) {
+    this.start = state([matcher.start], 0);
+  }
+
+  /** The state after `word`, or null when no pattern's code goes on so. */
+  advance(at: SpokenCodeState, word: SpokenCodeWord): SpokenCodeState | null {
+    if ('repeat' in word) return at.repeat > 0 ? null : state(at.states, word.repeat);
+    if (at.repeat > 0 && word.symbols.length !== 1) return null;
+    const symbols = at.repeat > 0 ? Array<readonly string[]>(at.repeat).fill(word.symbols[0]!) : word.symbols;
+    let states = at.states;
+    for (const symbol of symbols) {
+      states = this.step(states, symbol);
+      if (states.length === 0) return null;
+    }
+    return state(states, 0);
+  }
+
+  private step(states: readonly MatchState[], symbol: readonly string[]): MatchState[] {
+    const next = new Map<string, MatchState>();
+    for (const s of states) {
+      for (const c of symbol) {
+        // letters are read as capitals; a pattern may still spell a literal in lower case
+        for (const ch of new Set([c, c.toLowerCase()])) {
+          for (const lead of ['', ' ', '-']) {
+            const n = this.matcher.advance(s, lead + ch);
+            if (n) next.set(n.key, n);
+          }
+        }
+      }
+    }
+    return [...next.values()];
+  }
+}
+
+function state(states: readonly MatchState[], repeat: number): SpokenCodeState {
+  const union = (f: (s: MatchState) => readonly number[]) => [...new Set(states.flatMap(f))];
+  return {
+    states,
+    repeat,
+    open: repeat > 0 || states.some((s) => s.open),
+    alive: union((s) => s.alive),
+    accepted: repeat > 0 ? [] : union((s) => s.accepted),
+  };
+}
