@@ -2,7 +2,7 @@
  * Decoding cost of biasing with a custom model at its 10,000-phrase limit, on real clips, as the engine
  * decodes (worker/steering.ts): the unbiased pass alone, and that pass plus decodeWithPhrases with 1
  * phrase, 250 (the inline limit) and 10,000 (keys and tries built once before timing, as a cached custom model has them).
- * Env: REPS (default 3), MODEL.
+ * Env: REPS (default 3), MODEL, FILES (comma-separated paths under EVAL_DIR; default fw_hotwords and jfk).
  */
 import { join } from 'node:path';
 import { it } from 'vitest';
@@ -20,7 +20,7 @@ it('decoding cost with 10,000 phrases', async () => {
   const totals = new Map(Object.keys(lists).map((k) => [k, 0]));
   const reps = Number(process.env.REPS ?? 3);
   let windows = 0;
-  for (const file of ['bias/fw_hotwords.mp3', 'en/jfk.flac']) {
+  for (const file of (process.env.FILES ?? 'bias/fw_hotwords.mp3,en/jfk.flac').split(',')) {
     const audio = readAudio(join(EVAL_DIR, file));
     const clip = await encodeClip(model, audio);
     const opts = { language: 'en', wantAttention: false, audioSeconds: clip.seconds };
