@@ -3,7 +3,8 @@
  * the pattern-constrained second pass (worker/biasing/pattern-pass.ts), then the text rewrite
  * (applyPatterns). Counts exact codes on the code clips of the bias set, and false rewrites (output
  * differing from the plain first pass) on its unrelated clips and on EVAL_DIR/en with all six patterns.
- * Env: VOICES=slt,kal (subset), MODEL, STRENGTH (bias_strength, default 0.45), UNRELATED=0 (skip the
+ * Env: VOICES=slt,kal (subset), MODEL, STRENGTH (bias_strength, default 0.45), ALL_PATTERNS=1 (every
+ * code clip with all six patterns, not only its own), UNRELATED=0 (skip the
  * false-rewrite part), TRACE=1 (each constrained pass tried), LOG=file.
  */
 import { appendFileSync, readdirSync } from 'node:fs';
@@ -52,8 +53,9 @@ it('pattern recovery: exact codes, and false rewrites of unrelated speech', asyn
   let total = 0;
   const hits = { plain: 0, decoded: 0, fixed: 0, textOnly: 0 };
   let [firstMs, passMs] = [0, 0];
+  const all = [...new Set(clips.flatMap((c) => c.patterns ?? []))].map(compilePattern);
   for (const clip of ofVoices.filter((c) => c.kind === 'code')) {
-    const patterns = (clip.patterns ?? []).map(compilePattern);
+    const patterns = process.env.ALL_PATTERNS === '1' ? all : (clip.patterns ?? []).map(compilePattern);
     const r = await transcribe(model, join(dir, clip.file), patterns);
     [firstMs, passMs] = [firstMs + r.firstMs, passMs + r.passMs];
     const textOnly = applyPatterns(r.plain, patterns);
@@ -71,7 +73,6 @@ it('pattern recovery: exact codes, and false rewrites of unrelated speech', asyn
     ` (decode ${(firstMs / 1000).toFixed(1)} s, pattern pass ${(passMs / 1000).toFixed(1)} s)`);
 
   if (process.env.UNRELATED === '0') return;
-  const all = [...new Set(clips.flatMap((c) => c.patterns ?? []))].map(compilePattern);
   const files = [
     ...ofVoices.filter((c) => c.kind === 'unrelated').map((c) => join(dir, c.file)),
     ...readdirSync(join(EVAL_DIR, 'en')).filter((f) => /\.(wav|flac)$/.test(f)).map((f) => join(EVAL_DIR, 'en', f)),
