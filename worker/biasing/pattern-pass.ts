@@ -59,8 +59,12 @@ interface Place {
   gap: number;
   /** Log-probability of the tokens before it. */
   before: number;
-  /** A code the text rewrite reads already starts here: only a spoken code may read as another. */
-  covered: boolean;
+  /**
+   * Where the text rewrite already reads a code from here, the patterns it matches: only a spoken code
+   * of one of them is tried, to correct its symbols ("B725Q" heard as "seven double five"), not to
+   * read the same words under another pattern. Null elsewhere.
+   */
+  coveredBy: ReadonlySet<number> | null;
 }
 
 interface Scored {
@@ -97,13 +101,13 @@ async function scoreAndPlaces(
       const z = logSumExp(row, 0, vocabSize);
       const before = logprob;
       logprob += row[targets[i]!]! - z;
-      const covered = starts.get(i);
-      if (covered === undefined) continue;
+      const coveredBy = starts.get(i);
+      if (coveredBy === undefined) continue;
       let best = -Infinity;
       for (const { id, text } of table.codeTokens) {
         if (text[0] === ' ' && row[id]! > best && matcher.advance(matcher.start, text.slice(1))) best = row[id]!;
       }
-      if (best > -Infinity) places.push({ index: i, gap: row[targets[i]!]! - best, before, covered });
+      if (best > -Infinity) places.push({ index: i, gap: row[targets[i]!]! - best, before, coveredBy });
     }
   } finally {
     out.logits.dispose();
@@ -133,25 +137,25 @@ function wordStarts(ids: readonly GeneratedToken[], v: WhisperVocabulary, table:
 }
 
 /**
- * Token indices of words that may begin a code, each mapped to whether the text rewrite already reads
- * a code from there: such a code's first word, and a word with code material (a digit, a letter, a
- * letter or digit name) at most LOOKAHEAD_WORDS words on ("Slide 2 with 916", "ticket decay 831-2")
- * outside those codes.
+ * Token indices of words that may begin a code, each mapped to the patterns of the code the text
+ * rewrite already reads from there (Place.coveredBy): such a code's first word, and a word with code
+ * material (a digit, a letter, a letter or digit name) at most LOOKAHEAD_WORDS words on ("Slide 2
+ * with 916", "ticket decay 831-2") outside those codes.
  */
-function candidateStarts(words: readonly Word[], patterns: readonly CompiledPattern[]): Map<number, boolean> {
+function candidateStarts(words: readonly Word[], patterns: readonly CompiledPattern[]): Map<number, ReadonlySet<number> | null> {
   const texts = words.map((w) => w.text);
   const covered = new Set<number>();
-  const starts = new Map<number, boolean>();
+  const starts = new Map<number, ReadonlySet<number> | null>();
   for (const s of findPatternSpans(texts, patterns)) {
     for (let k = s.start; k < s.end; k++) covered.add(k);
-    starts.set(words[s.start]!.index, true);
+    starts.set(words[s.start]!.index, new Set(patterns.flatMap((p, i) => (p.source === s.pattern ? [i] : []))));
   }
   const material = texts.map((t) => /\d/.test(t) || mayBeCodeWord(t));
   for (let w = 0; w < words.length; w++) {
     if (covered.has(w)) continue;
     let near = false;
     for (let k = w; k < Math.min(words.length, w + 1 + LOOKAHEAD_WORDS) && !covered.has(k); k++) near ||= material[k]!;
-    if (near) starts.set(words[w]!.index, false);
+    if (near) starts.set(words[w]!.index, null);
   }
   return starts;
 }
@@ -196,6 +200,8 @@ async function constrainedPasses<S extends CodeState>(
    * a pass's log-probability, and grammar-masked scores here are at least the unmasked ones it is judged by.
    */
   floor: number,
+  /** The patterns whose codes may be written; all when null. */
+  only: ReadonlySet<number> | null,
 ): Promise<Pass[]> {
   const v = model.vocab;
   const prefixIds = prefix.map((t) => t.id);
@@ -227,7 +233,7 @@ async function constrainedPasses<S extends CodeState>(
       opts.checkpoint?.();
       const expansions: Array<{ hyp: Hyp<S>; id: number; logprob: number; score: number; match: S }> = [];
       for (const hyp of live) {
-        for (const p of hyp.match.accepted) {
+        for (const p of hyp.match.accepted.filter((q) => !only || only.has(q))) {
           const best = bestOf.get(p);
           if (!best || hyp.score > best.score) bestOf.set(p, hyp);
         }
@@ -241,7 +247,7 @@ async function constrainedPasses<S extends CodeState>(
       }
       expansions.sort((a, b) => b.score - a.score);
       const chosen = new Set<(typeof expansions)[number]>();
-      for (const p of new Set(expansions.flatMap((e) => e.match.alive))) {
+      for (const p of new Set(expansions.flatMap((e) => e.match.alive.filter((q) => !only || only.has(q))))) {
         const bar = Math.max(floor, bestOf.get(p)?.score ?? -Infinity);
         expansions.filter((e) => e.score > bar && e.match.alive.includes(p)).slice(0, CODE_BEAM).forEach((e) => chosen.add(e));
       }
@@ -387,8 +393,8 @@ export async function decodeWithPatterns(
       if (tries++ >= MAX_TRIES) break;
       const floor = scored.logprob - credit - place.before;
       const [prefix, rest] = [tokens.slice(0, place.index), tokens.slice(place.index)];
-      const found = (await constrainedPasses(model, encoded, opts, f, prefix, rest, spoken, floor)).map((pass) => ({ pass, spoken: true }));
-      if (!place.covered) found.push(...(await constrainedPasses(model, encoded, opts, f, prefix, rest, written, floor)).map((pass) => ({ pass, spoken: false })));
+      const found = (await constrainedPasses(model, encoded, opts, f, prefix, rest, spoken, floor, place.coveredBy)).map((pass) => ({ pass, spoken: true }));
+      if (!place.coveredBy) found.push(...(await constrainedPasses(model, encoded, opts, f, prefix, rest, written, floor, null)).map((pass) => ({ pass, spoken: false })));
       // a pass that loops ("1 2 3 4 4 4 …") may score above the whole window's first pass, being shorter
       for (const { pass, spoken } of found.filter((p) => p.pass.ended)) {
         const logprob = await model.sequenceLogprob(encoded, opts, pass.tokens.map((t) => t.id));
