@@ -366,8 +366,8 @@ export async function decodeWithPatterns(
 ): Promise<Generation> {
   if (patterns.length === 0 || !(strength > 0) || first.tokens.length === 0) return first;
   const matcher = new PatternMatcher(patterns);
-  const written = writtenCodes(model.vocab, matcher);
-  const spoken = spokenCodes(model.vocab, matcher);
+  const writtenForm = writtenCodes(model.vocab, matcher);
+  const spokenForm = spokenCodes(model.vocab, matcher);
   const f = model.framing(encoded, opts);
   // grows up to the default strength and no further: unrelated speech's best constrained passes trail
   // their first pass by 12 nats or more (bench/bias-set), and a larger credit would let them through
@@ -393,8 +393,8 @@ export async function decodeWithPatterns(
       if (tries++ >= MAX_TRIES) break;
       const floor = scored.logprob - credit - place.before;
       const [prefix, rest] = [tokens.slice(0, place.index), tokens.slice(place.index)];
-      const found = (await constrainedPasses(model, encoded, opts, f, prefix, rest, spoken, floor, place.coveredBy)).map((pass) => ({ pass, spoken: true }));
-      if (!place.coveredBy) found.push(...(await constrainedPasses(model, encoded, opts, f, prefix, rest, written, floor, null)).map((pass) => ({ pass, spoken: false })));
+      const found = (await constrainedPasses(model, encoded, opts, f, prefix, rest, spokenForm, floor, place.coveredBy)).map((pass) => ({ pass, spoken: true }));
+      if (!place.coveredBy) found.push(...(await constrainedPasses(model, encoded, opts, f, prefix, rest, writtenForm, floor, null)).map((pass) => ({ pass, spoken: false })));
       // a pass that loops ("1 2 3 4 4 4 …") may score above the whole window's first pass, being shorter
       for (const { pass, spoken } of found.filter((p) => p.pass.ended)) {
         const logprob = await model.sequenceLogprob(encoded, opts, pass.tokens.map((t) => t.id));
