@@ -17,11 +17,12 @@ function read(r: SpokenCodeReader, text: string): SpokenCodeState | null {
 }
 
 describe('SpokenCodeReader: codes spoken word by word, stepped through the patterns', () => {
-  it('reads "double" as the next symbol twice, and only before a single symbol', () => {
+  it('reads "double" as the next symbol twice, only before a single symbol, and remembers it was heard', () => {
     const r = reader('[A-Z][0-9]{3}[A-Z]');
     const waiting = read(r, 'B seven double');
     expect(waiting).toMatchObject({ repeat: 2, open: true, accepted: [] });
-    expect(read(r, 'B seven double five Q')).toMatchObject({ repeat: 0, accepted: [0], open: false });
+    expect(read(r, 'B seven double five Q')).toMatchObject({ repeat: 0, accepted: [0], open: false, repeated: true });
+    expect(read(r, 'B seven five five Q')).toMatchObject({ accepted: [0], repeated: false });
     expect(read(r, 'B seven double double')).toBeNull();
     expect(read(r, 'B double fifteen')).toBeNull(); // "fifteen" is two symbols
     expect(read(r, 'B seven triple five')).toBeNull(); // four digits

@@ -56,20 +56,28 @@ export interface CodeForm<S extends CodeState> {
   next(state: S, first: boolean, worth: (id: number) => boolean): Array<{ id: number; state: S }>;
   /** Text tokens that may not follow a finished code: the text rewrite would read them as more of it. */
   extends: Uint8Array;
+  /** The code was read with a repeat word ("double five"), which a written code cannot show. */
+  heardRepeat(state: S): boolean;
 }
 
 export function writtenCodes(vocab: WhisperVocabulary, matcher: PatternMatcher): CodeForm<MatchState> {
   const table = tokenTable(vocab);
-  return form(matcher.start, table.gluesOn, table.codeTokens, (state, t, first) => {
-    if (!first) return matcher.advance(state, t.text);
-    return t.text[0] === ' ' ? matcher.advance(state, t.text.slice(1)) : null;
-  });
+  return form(
+    matcher.start,
+    table.gluesOn,
+    table.codeTokens,
+    (state, t, first) => {
+      if (!first) return matcher.advance(state, t.text);
+      return t.text[0] === ' ' ? matcher.advance(state, t.text.slice(1)) : null;
+    },
+    () => false,
+  );
 }
 
 export function spokenCodes(vocab: WhisperVocabulary, matcher: PatternMatcher): CodeForm<SpokenCodeState> {
   const table = tokenTable(vocab);
   const reader = new SpokenCodeReader(matcher);
-  return form(reader.start, table.extendsSpoken, table.spokenTokens, (state, t) => reader.advance(state, t.word));
+  return form(reader.start, table.extendsSpoken, table.spokenTokens, (state, t) => reader.advance(state, t.word), (state) => state.repeated);
 }
 
 function form<S extends CodeState, T extends { id: number }>(
@@ -77,10 +85,12 @@ function form<S extends CodeState, T extends { id: number }>(
   extendsCode: Uint8Array,
   tokens: readonly T[],
   advance: (state: S, token: T, first: boolean) => S | null,
+  heardRepeat: (state: S) => boolean,
 ): CodeForm<S> {
   return {
     start,
     extends: extendsCode,
+    heardRepeat,
     next(state, first, worth) {
       const out: Array<{ id: number; state: S }> = [];
       for (const t of tokens) {

@@ -6,6 +6,8 @@ export interface SpokenCodeState extends Pick<MatchState, 'open' | 'alive' | 'ac
   readonly states: readonly MatchState[];
   /** Times the next symbol is written ("double" 2), 0 when no repeat word is waiting. */
   readonly repeat: number;
+  /** A repeat word has been read. */
+  readonly repeated: boolean;
 }
 
 /**
@@ -17,12 +19,12 @@ export class SpokenCodeReader {
   readonly start: SpokenCodeState;
 
   constructor(private readonly matcher: PatternMatcher) {
-    this.start = state([matcher.start], 0);
+    this.start = state([matcher.start], 0, false);
   }
 
   /** The state after `word`, or null when no pattern's code goes on so. */
   advance(at: SpokenCodeState, word: SpokenCodeWord): SpokenCodeState | null {
-    if ('repeat' in word) return at.repeat > 0 ? null : state(at.states, word.repeat);
+    if ('repeat' in word) return at.repeat > 0 ? null : state(at.states, word.repeat, true);
     if (at.repeat > 0 && word.symbols.length !== 1) return null;
     const symbols = at.repeat > 0 ? Array<readonly string[]>(at.repeat).fill(word.symbols[0]!) : word.symbols;
     let states = at.states;
@@ -30,7 +32,7 @@ export class SpokenCodeReader {
       states = this.step(states, symbol);
       if (states.length === 0) return null;
     }
-    return state(states, 0);
+    return state(states, 0, at.repeated);
   }
 
   private step(states: readonly MatchState[], symbol: readonly string[]): MatchState[] {
@@ -50,11 +52,12 @@ export class SpokenCodeReader {
   }
 }
 
-function state(states: readonly MatchState[], repeat: number): SpokenCodeState {
+function state(states: readonly MatchState[], repeat: number, repeated: boolean): SpokenCodeState {
   const union = (f: (s: MatchState) => readonly number[]) => [...new Set(states.flatMap(f))];
   return {
     states,
     repeat,
+    repeated,
     open: repeat > 0 || states.some((s) => s.open),
     alive: union((s) => s.alive),
     accepted: repeat > 0 ? [] : union((s) => s.accepted),
