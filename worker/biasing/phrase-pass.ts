@@ -3,7 +3,7 @@ import { endedWithEot, type EncodedWindow, type Generation, type PromptRun, type
 import { createBiasProcessor } from './processor';
 import { phrasePrompt, promptForPhrases } from './prompt';
 import { rankPhrases } from './shortlist';
-import { passWords, sameSoundPhrases, splicePhrase, unsureStretches, type PassWords } from './splice';
+import { passWords, sameSoundPhrases, splicePhrase, unsureStretches, type PassWords, type Splice } from './splice';
 
 /** The default bias_strength (spec 4.3). */
 export const DEFAULT_STRENGTH = 0.45;
@@ -45,10 +45,11 @@ const SPLICE_MIN_SIM = 0.55;
 const SPLICE_CREDIT_SHARE = 2 / 3;
 
 /**
- * A splice at least this alike earns the full credit. Every listed phrase at least 0.8 alike the words
- * it replaced was truly spoken, over unsure and sure words, both models, bench/bias-set and ../shared/eval's
- * English recordings (the false ones were at most 0.7 alike); at 2/3 of the credit base lost Krzysztof
- * over "RZYZT-OF" (0.88 alike, cost 17.1 against 16).
+ * A splice at least this alike the words it replaces, where the pass was unsure of them, earns the full
+ * credit: on bench/bias-set every such splice was a term truly spoken (the false ones were at most 0.7
+ * alike), and at 2/3 of the credit base lost Krzysztof over "RZYZT-OF" (0.88 alike, cost 17.1 against
+ * 16). Over words the pass was sure of (a same-sound phrase) a splice keeps the 2/3: "Inafolder" over a
+ * clearly spoken "in a folder" costs 17.8 (test/browser/biasing.test.ts).
  */
 const SURE_SPLICE_SIM = 0.8;
 
@@ -225,9 +226,10 @@ class Judge {
     return score + this.credit * gained.length;
   }
 
-  /** What a splice `sim` alike into the best so far is denied of its credit, its predecessors' splices included. */
-  spliceWithheld(sim: number): number {
-    return this.bestWithheld + (sim >= SURE_SPLICE_SIM ? 0 : this.credit * (1 - SPLICE_CREDIT_SHARE));
+  /** What `splice` into the best so far is denied of its credit, its predecessors' splices included. */
+  spliceWithheld(splice: Splice): number {
+    const full = splice.match.sim >= SURE_SPLICE_SIM && splice.replacedLogprob < UNSURE;
+    return this.bestWithheld + (full ? 0 : this.credit * (1 - SPLICE_CREDIT_SHARE));
   }
 
   /**
@@ -285,7 +287,7 @@ async function spliceRound(judge: Judge, phrases: readonly string[]): Promise<bo
     .slice(0, SPLICES_SCORED);
   for (const splice of splices) {
     const { gen, score } = await judge.scored(splice.ids);
-    const withheld = judge.spliceWithheld(splice.match.sim);
+    const withheld = judge.spliceWithheld(splice);
     const credited = judge.credited(score, judge.gained(gen)) - withheld;
     if (!top || credited > top.credited) {
       top = { gen, score, credited, withheld, how: `splice for "${splice.replaced}" (sim ${splice.match.sim.toFixed(2)}, logprob ${splice.replacedLogprob.toFixed(2)})` };
