@@ -18,12 +18,12 @@ beforeAll(async () => {
 
 const PATTERNS = ['AMZ[0-9]{3}', '[A-Z]{2}[0-9]{3}', 'TK-[0-9]{4}', '[A-Z]{2}[0-9]{2} [A-Z]{3}', '[A-Z][0-9]{3}[A-Z]', 'XR[0-9]{3}'].map(compilePattern);
 
-async function passes(audio: Float32Array, wantAttention: boolean) {
+async function passes(audio: Float32Array, wantAttention: boolean, patterns = PATTERNS) {
   const clip = await encodeClip(model, audio);
   const opts = { language: 'en', wantAttention, audioSeconds: clip.seconds };
   try {
     const first = await decodeWindow(model, clip.encoded, opts);
-    const gen = await decodeWithPatterns(model, clip.encoded, opts, first, PATTERNS, 0.45);
+    const gen = await decodeWithPatterns(model, clip.encoded, opts, first, patterns, 0.45);
     const text = (g: typeof first) => model.vocab.decode(g.tokens.map((t) => t.id)).trim();
     return { first, gen, firstText: text(first), text: text(gen) };
   } finally {
@@ -53,6 +53,16 @@ describe('decodeWithPatterns (real whisper-tiny)', () => {
     expect(applyPatterns(firstText, PATTERNS)).toContain('B725Q');
     expect(text).toMatch(/\bseven double five\b/i);
     expect(applyPatterns(text, PATTERNS)).toMatch(/^Your confirmation code is B755Q\.$/);
+  }, 300_000);
+
+  it('does not take a pass that writes a code and stops before the speech does', async () => {
+    const { dir } = generateBiasSet();
+    // "Flight U, A, nine one six, leaves at noon." in kal's voice, which tiny hears as "So, I do like
+    // nine, one, six, leave that new.": under a pattern for "I936" a pass writes "So, I936." and ends,
+    // likelier for being shorter
+    const { firstText, text } = await passes(readAudio(join(dir, 'code-flight-kal.wav')), false, [compilePattern('I[0-9]{3}[A-Z]?')]);
+    expect(firstText).toMatch(/leave that new\.$/);
+    expect(text).toMatch(/leave that new\.$/);
   }, 300_000);
 
   it('returns the first pass itself for speech without a code', async () => {

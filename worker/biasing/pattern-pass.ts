@@ -182,6 +182,18 @@ interface Hyp<S extends CodeState> {
 /** Hypotheses kept per pattern while writing a code, and codes (the best of different patterns) carried on to the end of the window. */
 const CODE_BEAM = 4;
 const CODES_KEPT = 2;
+/**
+ * Hypotheses kept per step over all patterns (each costs a decoder run): CODE_BEAM for six patterns,
+ * as many as bench/bias-set uses. Without a bound, 50 patterns (the most a request may give) took a
+ * 3 s clip's pattern pass on tiny from 4.7 s to 31 s.
+ */
+const MAX_LIVE = CODE_BEAM * 6;
+/**
+ * How much earlier (in timestamp steps of 20 ms) a constrained pass may end than the first pass: one
+ * that ends sooner dropped speech ("So, I936." for "So, I do like nine, one, six, leave that new."),
+ * which only makes a transcription likelier.
+ */
+const REACH_SLACK = 25;
 
 /**
  * Passes with `prefix` forced, then a code a pattern matches (its first token after a space), then
@@ -254,7 +266,7 @@ async function constrainedPasses<S extends CodeState>(
         expansions.filter((e) => e.score > bar && e.match.alive.includes(p)).slice(0, CODE_BEAM).forEach((e) => chosen.add(e));
       }
       const next: Hyp<S>[] = [];
-      for (const e of chosen) {
+      for (const e of [...chosen].sort((a, b) => b.score - a.score).slice(0, MAX_LIVE)) {
         const stepped = await model.decoderForward([e.id], { ...e.hyp.self, ...cross }, encoded, { consumePast: false });
         const self = pick(stepped.past, '.decoder.');
         const row = rowAt(stepped.logits, 0);
@@ -397,8 +409,8 @@ export async function decodeWithPatterns(
       const [prefix, rest] = [tokens.slice(0, place.index), tokens.slice(place.index)];
       const found = (await constrainedPasses(model, encoded, opts, f, prefix, rest, spokenForm, floor, place.coveredBy)).map((pass) => ({ pass, spoken: true }));
       if (!place.coveredBy) found.push(...(await constrainedPasses(model, encoded, opts, f, prefix, rest, writtenForm, floor, null)).map((pass) => ({ pass, spoken: false })));
-      // a pass that loops ("1 2 3 4 4 4 …") may score above the whole window's first pass, being shorter
-      for (const { pass, spoken } of found.filter((p) => p.pass.ended)) {
+      // a pass that loops ("1 2 3 4 4 4 …") or stops early may score above the whole window's first pass, being shorter
+      for (const { pass, spoken } of found.filter((p) => p.pass.ended && reaches(p.pass.tokens, tokens, model.vocab))) {
         const logprob = await model.sequenceLogprob(encoded, opts, pass.tokens.map((t) => t.id));
         const accepted = logprob + credit > scored.logprob;
         trace?.({ gap: place.gap, text: model.vocab.decode(pass.tokens.map((t) => t.id)), logprob, firstLogprob: scored.logprob, accepted, spoken });
@@ -416,6 +428,12 @@ export async function decodeWithPatterns(
   }
   if (!changed) return first;
   return finish(model, encoded, opts, f, first, tokens);
+}
+
+/** Whether `pass` ends no more than REACH_SLACK timestamp steps before `before` does. */
+function reaches(pass: readonly GeneratedToken[], before: readonly GeneratedToken[], v: WhisperVocabulary): boolean {
+  const end = (ts: readonly GeneratedToken[]) => ts.findLast((t) => v.isTimestamp(t.id))?.id ?? v.timestampBegin;
+  return end(pass) >= end(before) - REACH_SLACK;
 }
 
 /**
