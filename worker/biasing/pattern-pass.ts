@@ -225,6 +225,7 @@ async function constrainedPasses<S extends CodeState>(
   out.logits.dispose();
   const cross = pick(out.past, '.encoder.');
   const self0 = pick(out.past, '.decoder.');
+  const writable = (pattern: number) => !only || only.has(pattern);
   const masked = (row: Float32Array, generated: readonly number[]) => {
     const r = row.slice();
     applyTimestampRules(r, generated, v, f.maxTsIndex);
@@ -247,7 +248,7 @@ async function constrainedPasses<S extends CodeState>(
       opts.checkpoint?.();
       const expansions: Array<{ hyp: Hyp<S>; id: number; logprob: number; score: number; match: S }> = [];
       for (const hyp of live) {
-        for (const p of hyp.match.accepted.filter((q) => !only || only.has(q))) {
+        for (const p of hyp.match.accepted.filter(writable)) {
           const best = bestOf.get(p);
           if (!best || hyp.score > best.score) bestOf.set(p, hyp);
         }
@@ -261,7 +262,7 @@ async function constrainedPasses<S extends CodeState>(
       }
       expansions.sort((a, b) => b.score - a.score);
       const chosen = new Set<(typeof expansions)[number]>();
-      for (const p of new Set(expansions.flatMap((e) => e.match.alive.filter((q) => !only || only.has(q))))) {
+      for (const p of new Set(expansions.flatMap((e) => e.match.alive.filter(writable)))) {
         const bar = Math.max(floor, bestOf.get(p)?.score ?? -Infinity);
         expansions.filter((e) => e.score > bar && e.match.alive.includes(p)).slice(0, CODE_BEAM).forEach((e) => chosen.add(e));
       }
