@@ -53,6 +53,8 @@ export interface GenerateOptions {
   random?: () => number;
   /** Lets a biasing strategy adjust logits after the grammar rules (in place). */
   adjustLogits?: (logits: Float32Array, generated: readonly number[]) => void;
+  /** Repeats of an n-gram at the tail that stop the pass as a loop (repeatsTail; default 4). */
+  loopRepeats?: number;
 }
 
 /** The q8 Whisper encoder and merged decoder (KV cache), run by onnxruntime-web. */
@@ -168,7 +170,7 @@ export class WhisperModel {
       generated.push(id);
       if (v.isText(id)) textIds.push(id);
       sumLogprob += logprob;
-      looped = repeatsTail(textIds);
+      looped = repeatsTail(textIds, opts.loopRepeats);
       if (looped || closesAtEnd(generated, v, maxTsIndex)) break;
       // the shared start's cache is extended, not consumed: another pass begins from it too
       step = await this.forward([id], step.past, encoded, opts.wantAttention, step !== shared);
@@ -438,7 +440,6 @@ export function closesAtEnd(ids: readonly number[], vocab: WhisperVocabulary, ma
   return ids[n - 1]! - vocab.timestampBegin >= maxTsIndex - 15;
 }
 
-/** True when the tail of `ids` is one n-gram (n ≤ 16) repeated at least 4 times: a decoding loop. */
 /**
  * Whether a greedy pass that generated `ids` under `framing` stopped at <|endoftext|>, rather than being
  * cut at the end of the audio, by a loop or by its token limit (generate()'s other stops).
@@ -447,9 +448,13 @@ export function endedWithEot(ids: readonly number[], vocab: WhisperVocabulary, f
   return !(closesAtEnd(ids, vocab, framing.maxTsIndex) || repeatsTail(ids.filter((id) => vocab.isText(id))) || ids.length >= framing.maxTokens);
 }
 
-export function repeatsTail(ids: readonly number[]): boolean {
+/**
+ * True when the tail of `ids` is one n-gram (2 ≤ n ≤ 16) repeated at least `times` times, or one token
+ * repeated 12 times: a decoding loop.
+ */
+export function repeatsTail(ids: readonly number[], times = 4): boolean {
   for (let n = 1; n <= 16; n++) {
-    const reps = n === 1 ? 12 : 4;
+    const reps = n === 1 ? 12 : times;
     if (ids.length < n * reps) continue;
     // a run of one token ("no no no") is judged as a 1-gram only
     if (n > 1 && ids.slice(-n).every((id) => id === ids[ids.length - 1])) continue;

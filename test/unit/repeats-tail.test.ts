@@ -10,6 +10,11 @@ describe('decoding-loop detection', () => {
     expect(repeatsTail([50, 51, ...sentence, ...sentence, ...sentence])).toBe(false);
     expect(repeatsTail([...sentence, ...sentence, ...sentence, 99, ...sentence])).toBe(false);
   });
+  it('stops at fewer repeats when asked (biasing proposals)', () => {
+    expect(repeatsTail([50, 51, ...sentence, ...sentence, ...sentence], 3)).toBe(true);
+    expect(repeatsTail([50, 51, ...sentence, ...sentence], 3)).toBe(false);
+    expect(repeatsTail(Array(11).fill(20), 3)).toBe(false);
+  });
   it('needs twelve repeats of a single token', () => {
     expect(repeatsTail(Array(11).fill(20))).toBe(false);
     expect(repeatsTail(Array(12).fill(20))).toBe(true);

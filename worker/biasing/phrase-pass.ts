@@ -305,6 +305,13 @@ function proposalLimit(first: Generation): number {
 }
 
 /**
+ * A proposal that repeats an n-gram this often is dropped as looped, where a transcription is given 4:
+ * prompted with a 10,000-phrase list's look-alikes, one wrote "Gontiond, Pintaer," over and over to its
+ * token limit (fw_hotwords, tiny), and a looped proposal is never weighed.
+ */
+const PROPOSAL_LOOP_REPEATS = 3;
+
+/**
  * One biased pass at temperature 0 only: the temperature fallback's sampled passes made proposals
  * several times dearer (base: 9x the unbiased decoding time) for the rare name they found.
  */
@@ -314,7 +321,7 @@ function propose(model: WhisperModel, encoded: EncodedWindow, opts: DecodeOption
     adjust?.(logits, generated);
     bias.adjustLogits(logits, generated);
   };
-  return model.generate(encoded, { ...opts, temperature: 0, adjustLogits }, start);
+  return model.generate(encoded, { ...opts, temperature: 0, adjustLogits, loopRepeats: PROPOSAL_LOOP_REPEATS }, start);
 }
 
 function textOf(model: WhisperModel, gen: Generation): string {
