@@ -67,23 +67,41 @@ export interface SoundMatch {
   end: number;
 }
 
+/** This many one-character words in a row or more are a word spelled out: "K R Z Y S C T O F". */
+export const SPELLED_RUN = 4;
+
+/** Per word key, whether it is a letter (or digit) of a word spelled out (see SPELLED_RUN). */
+export function spelledLetters(keys: readonly string[]): boolean[] {
+  const spelled = keys.map(() => false);
+  for (let i = 0; i < keys.length; ) {
+    let j = i;
+    while (j < keys.length && keys[j]!.length === 1) j++;
+    if (j - i >= SPELLED_RUN) spelled.fill(true, i, j);
+    i = Math.max(j, i + 1);
+  }
+  return spelled;
+}
+
 /**
  * The run of `wordKeys` (soundKey of each word) that sounds most like `phrase`. Runs of up to the
  * phrase's word count + 2 are tried, since an unbiased pass splits rare names ("Siobhan Nguyen" →
- * "Shabon NGU IDN"); the first of equally alike runs wins.
+ * "Shabon NGU IDN"), a word spelled out letter by letter counting as one; the first of equally alike runs wins.
  */
 export function soundMatch(phrase: string, wordKeys: readonly string[]): SoundMatch {
   return matchKeyed(keyedPhrase(phrase), wordKeys);
 }
 
-function matchKeyed(p: KeyedPhrase, words: readonly string[]): SoundMatch {
+function matchKeyed(p: KeyedPhrase, words: readonly string[], spelled = spelledLetters(words)): SoundMatch {
   const best: SoundMatch = { sim: 0, start: 0, end: 0 };
   const longest = p.key.length * 1.6 + 2;
   for (let i = 0; i < words.length; i++) {
     let run = '';
-    for (let j = i; j < Math.min(words.length, i + p.words + 2); j++) {
+    let count = 0;
+    for (let j = i; j < words.length; j++) {
       // a word with no letters or digits (a gap between the stretches searched) ends every run
       if (!words[j]) break;
+      if (!(j > i && spelled[j] && spelled[j - 1])) count++;
+      if (count > p.words + 2) break;
       run += words[j];
       if (run.length > longest) break;
       const sim = 1 - distance(p.key, run) / Math.max(p.key.length, run.length);
@@ -100,8 +118,9 @@ function matchKeyed(p: KeyedPhrase, words: readonly string[]): SoundMatch {
  */
 export function rankPhrases(text: string, phrases: readonly string[], minSim = 0): string[] {
   const words = text.split(/\s+/).map(soundKey);
+  const spelled = spelledLetters(words);
   return keyed(phrases)
-    .map((p, index) => ({ phrase: p.phrase, index, sim: matchKeyed(p, words).sim }))
+    .map((p, index) => ({ phrase: p.phrase, index, sim: matchKeyed(p, words, spelled).sim }))
     .filter((p) => p.sim >= minSim)
     .sort((a, b) => b.sim - a.sim || a.index - b.index)
     .map((p) => p.phrase);

@@ -1,7 +1,8 @@
+import { distance } from 'fastest-levenshtein';
 import type { EngineToken } from '../../src/engine-types';
 import type { GeneratedToken } from '../whisper';
 import { wordTokens } from '../words';
-import { phrasesByKey, soundKey, soundMatch, type SoundMatch } from './shortlist';
+import { phrasesByKey, soundKey, soundMatch, SPELLED_RUN, spelledLetters, type KeyIndex, type SoundMatch } from './shortlist';
 import type { BiasVocabulary } from './trie';
 
 export interface SpliceVocabulary extends BiasVocabulary {
@@ -100,7 +101,8 @@ function meanLogprob(tokens: readonly GeneratedToken[], start: number, end: numb
  * know written as the pieces it did. The pass may have been sure of those words, since they are what was
  * said; only the spelling is the list's. A word for word respelling ("photos" for a listed "Fotos", "lift"
  * for "Lyft") is left alone: there the audio cannot tell the two apart, and the pass chose a real word.
- * Found by key, not by distance, so a 10,000-phrase list costs a few map lookups per word.
+ * Found by key, not by distance, so a 10,000-phrase list costs a few map lookups per word; only a word
+ * spelled out letter by letter, which is rare, is also compared by distance (spelledAlike).
  */
 export function sameSoundPhrases(vocab: SpliceVocabulary, pass: PassWords, phrases: readonly string[]): string[] {
   const index = phrasesByKey(phrases);
@@ -118,7 +120,34 @@ export function sameSoundPhrases(vocab: SpliceVocabulary, pass: PassWords, phras
       }
     }
   }
+  for (const phrase of spelledAlike(index, keys)) found.add(phrase);
   return [...found];
+}
+
+/**
+ * How alike (1 - edit distance / length, on sound keys) a word spelled out letter by letter must be to a
+ * listed phrase to count as the same sound. Whisper writes a name it does not know as letters, and a
+ * letter may be heard wrong: base wrote "K R Z Y S C T O F" for a spoken Krzysztof (0.89 alike), sure of
+ * every letter but the first three, so neither the same-sound rule nor the unsure words found it.
+ */
+const SPELLED_SIM = 0.8;
+
+/** The listed phrases at least SPELLED_SIM alike a run of spelled letters (shortlist.ts spelledLetters). */
+function spelledAlike(index: KeyIndex, keys: readonly string[]): string[] {
+  const spelled = spelledLetters(keys);
+  const found: string[] = [];
+  for (let i = 0; i < keys.length; i++) {
+    let run = keys.slice(i, i + SPELLED_RUN - 1).join('');
+    for (let j = i + SPELLED_RUN - 1; j < keys.length && spelled[i] && spelled[j]; j++) {
+      run += keys[j];
+      for (const [key, phrases] of index.phrases) {
+        const longer = Math.max(key.length, run.length);
+        if (Math.abs(key.length - run.length) > (1 - SPELLED_SIM) * longer) continue;
+        if (1 - distance(key, run) / longer >= SPELLED_SIM) found.push(...phrases);
+      }
+    }
+  }
+  return found;
 }
 
 /** Runs of letters and digits: "K-R-Z-Y-S-Z-T-O-F" is nine. */
