@@ -2,6 +2,7 @@ import { distance } from 'fastest-levenshtein';
 import type { EngineToken } from '../../src/engine-types';
 import type { GeneratedToken } from '../whisper';
 import { wordTokens } from '../words';
+import { recentLists } from './recent-lists';
 import { phrasesByKey, soundKey, soundMatch, SPELLED_RUN, spelledLetters, type KeyIndex, type SoundMatch } from './shortlist';
 import type { BiasVocabulary } from './trie';
 
@@ -101,8 +102,8 @@ function meanLogprob(tokens: readonly GeneratedToken[], start: number, end: numb
  * know written as the pieces it did. The pass may have been sure of those words, since they are what was
  * said; only the spelling is the list's. A word for word respelling ("photos" for a listed "Fotos", "lift"
  * for "Lyft") is left alone: there the audio cannot tell the two apart, and the pass chose a real word.
- * Found by key, not by distance, so a 10,000-phrase list costs a few map lookups per word; only a word
- * spelled out letter by letter, which is rare, is also compared by distance (spelledAlike).
+ * Found by key, not by distance, so a 10,000-phrase list costs a few map lookups per word (a word spelled
+ * out letter by letter also one letter off, by lookups too: spelledAlike).
  */
 export function sameSoundPhrases(vocab: SpliceVocabulary, pass: PassWords, phrases: readonly string[]): string[] {
   const index = phrasesByKey(phrases);
@@ -120,35 +121,61 @@ export function sameSoundPhrases(vocab: SpliceVocabulary, pass: PassWords, phras
       }
     }
   }
-  for (const phrase of spelledAlike(index, keys)) found.add(phrase);
+  for (const phrase of spelledAlike(phrases, index, keys)) found.add(phrase);
   return [...found];
 }
 
 /**
- * How alike (1 - edit distance / length, on sound keys) a word spelled out letter by letter must be to a
- * listed phrase to count as the same sound. Whisper writes a name it does not know as letters, and a
- * letter may be heard wrong: base wrote "K R Z Y S C T O F" for a spoken Krzysztof (0.89 alike), sure of
- * every letter but the first three, so neither the same-sound rule nor the unsure words found it.
+ * A word spelled out letter by letter counts as the same sound as a listed phrase whose sound key is one
+ * letter off (one changed, added or left out), if the key has at least this many letters (5 of 6 alike).
+ * Whisper writes a name it does not know as letters, and a letter may be heard wrong: base wrote
+ * "K R Z Y S C T O F" for a spoken Krzysztof, sure of every letter but the first three, so neither the
+ * same-key rule nor the unsure words found it.
  */
-const SPELLED_SIM = 0.8;
+const SPELLED_MIN_KEY = 6;
 
-/** The listed phrases at least SPELLED_SIM alike a run of spelled letters (shortlist.ts spelledLetters). */
-function spelledAlike(index: KeyIndex, keys: readonly string[]): string[] {
+/** The listed phrases one letter off a run of spelled letters (shortlist.ts spelledLetters). */
+function spelledAlike(phrases: readonly string[], index: KeyIndex, keys: readonly string[]): string[] {
   const spelled = spelledLetters(keys);
+  if (!spelled.includes(true)) return [];
+  const near = nearKeys(phrases, index);
   const found: string[] = [];
   for (let i = 0; i < keys.length; i++) {
     let run = keys.slice(i, i + SPELLED_RUN - 1).join('');
-    for (let j = i + SPELLED_RUN - 1; j < keys.length && spelled[i] && spelled[j]; j++) {
+    for (let j = i + SPELLED_RUN - 1; j < keys.length && spelled[i] && spelled[j] && run.length <= index.longest; j++) {
       run += keys[j];
-      for (const [key, phrases] of index.phrases) {
-        const longer = Math.max(key.length, run.length);
-        if (Math.abs(key.length - run.length) > (1 - SPELLED_SIM) * longer) continue;
-        if (1 - distance(key, run) / longer >= SPELLED_SIM) found.push(...phrases);
+      for (const variant of oneLeftOut(run)) {
+        for (const { key, phrases: alike } of near.get(variant) ?? []) if (distance(key, run) <= 1) found.push(...alike);
       }
     }
   }
   return found;
 }
+
+interface NearKey {
+  key: string;
+  phrases: readonly string[];
+}
+
+const nearKeyIndexes = recentLists<ReadonlyMap<string, readonly NearKey[]>>(4);
+
+/**
+ * Every sound key of a list (of SPELLED_MIN_KEY letters or more), and each with one letter left out, to
+ * the keys they came from: two keys one letter apart share one of these, so a lookup finds them.
+ */
+function nearKeys(phrases: readonly string[], index: KeyIndex): ReadonlyMap<string, readonly NearKey[]> {
+  return nearKeyIndexes(phrases, () => {
+    const near = new Map<string, NearKey[]>();
+    for (const [key, alike] of index.phrases) {
+      if (key.length < SPELLED_MIN_KEY) continue;
+      for (const variant of oneLeftOut(key)) near.set(variant, [...(near.get(variant) ?? []), { key, phrases: alike }]);
+    }
+    return near;
+  });
+}
+
+/** `key` itself and `key` with each one of its letters left out. */
+const oneLeftOut = (key: string) => new Set([key, ...Array.from(key, (_, i) => key.slice(0, i) + key.slice(i + 1))]);
 
 /** Runs of letters and digits: "K-R-Z-Y-S-Z-T-O-F" is nine. */
 const wordCount = (text: string) => text.split(/[^\p{L}\p{N}]+/u).filter(Boolean).length;
