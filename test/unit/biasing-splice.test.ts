@@ -76,5 +76,7 @@ describe('splicing a phrase into a pass (real whisper-tiny tokenizer)', () => {
     expect(sameSoundPhrases(vocab, passWords(vocab, pass(' Krzyscto presented it.')), list)).toEqual([]);
     // one letter off a short key is too much alike too much else: "Z I G B I" is not taken for Zigbee
     expect(sameSoundPhrases(vocab, passWords(vocab, pass(' Z I G B I works.')), list)).toEqual([]);
+    // a listed phrase of letters, written as listed, has nothing to mend
+    expect(sameSoundPhrases(vocab, passWords(vocab, pass(' Flight K L M X Y Z today.')), ['K L M X Y Z'])).toEqual([]);
   });
 });

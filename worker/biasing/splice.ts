@@ -145,7 +145,10 @@ function spelledAlike(phrases: readonly string[], index: KeyIndex, keys: readonl
     for (let j = i + SPELLED_RUN - 1; j < keys.length && spelled[i] && spelled[j] && run.length <= index.longest; j++) {
       run += keys[j];
       for (const variant of oneLeftOut(run)) {
-        for (const { key, phrases: alike } of near.get(variant) ?? []) if (distance(key, run) <= 1) found.push(...alike);
+        for (const { key, phrases: alike } of near.get(variant) ?? []) {
+          // as for a same key: only where the letters split the phrase into more words
+          if (distance(key, run) <= 1) found.push(...alike.filter((phrase) => wordCount(phrase) <= j - i));
+        }
       }
     }
   }
@@ -168,7 +171,11 @@ function nearKeys(phrases: readonly string[], index: KeyIndex): ReadonlyMap<stri
     const near = new Map<string, NearKey[]>();
     for (const [key, alike] of index.phrases) {
       if (key.length < SPELLED_MIN_KEY) continue;
-      for (const variant of oneLeftOut(key)) near.set(variant, [...(near.get(variant) ?? []), { key, phrases: alike }]);
+      for (const variant of oneLeftOut(key)) {
+        const at = near.get(variant);
+        if (at) at.push({ key, phrases: alike });
+        else near.set(variant, [{ key, phrases: alike }]);
+      }
     }
     return near;
   });
