@@ -85,10 +85,11 @@ export function spelledLetters(keys: readonly string[]): boolean[] {
 /**
  * The run of `wordKeys` (soundKey of each word) that sounds most like `phrase`. Runs of up to the
  * phrase's word count + 2 are tried, since an unbiased pass splits rare names ("Siobhan Nguyen" →
- * "Shabon NGU IDN"), a word spelled out letter by letter counting as one; the first of equally alike runs wins.
+ * "Shabon NGU IDN"), a word spelled out letter by letter (`spelled`, spelledLetters of the keys) counting
+ * as one; the first of equally alike runs wins.
  */
-export function soundMatch(phrase: string, wordKeys: readonly string[]): SoundMatch {
-  return matchKeyed(keyedPhrase(phrase), wordKeys, spelledLetters(wordKeys));
+export function soundMatch(phrase: string, wordKeys: readonly string[], spelled: readonly boolean[]): SoundMatch {
+  return matchKeyed(keyedPhrase(phrase), wordKeys, spelled);
 }
 
 /** As soundMatch; without `spelled`, each spelled letter counts as a word. */

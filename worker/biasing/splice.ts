@@ -35,11 +35,14 @@ export interface PassWords {
   words: TokenWord[];
   /** soundKey of each word. */
   keys: string[];
+  /** Per word, whether it is a letter of a word spelled out (shortlist.ts spelledLetters). */
+  spelled: boolean[];
 }
 
 export function passWords(vocab: SpliceVocabulary, tokens: readonly GeneratedToken[]): PassWords {
   const words = tokenWords(vocab, tokens);
-  return { tokens, words, keys: words.map((w) => soundKey(w.text)) };
+  const keys = words.map((w) => soundKey(w.text));
+  return { tokens, words, keys, spelled: spelledLetters(keys) };
 }
 
 /** A pass with one run of its words replaced by a listed phrase. */
@@ -59,7 +62,7 @@ export interface Splice {
  */
 export function splicePhrase(vocab: SpliceVocabulary, pass: PassWords, phrase: string, minSim: number): Splice | null {
   const { tokens, words } = pass;
-  const match = soundMatch(phrase, pass.keys);
+  const match = soundMatch(phrase, pass.keys, pass.spelled);
   if (match.sim < minSim || match.end === 0) return null;
   const start = words[match.start]!.start;
   const end = words[match.end - 1]!.end;
@@ -121,7 +124,7 @@ export function sameSoundPhrases(vocab: SpliceVocabulary, pass: PassWords, phras
       }
     }
   }
-  for (const phrase of spelledAlike(phrases, index, keys)) found.add(phrase);
+  for (const phrase of spelledAlike(phrases, index, pass)) found.add(phrase);
   return [...found];
 }
 
@@ -135,8 +138,7 @@ export function sameSoundPhrases(vocab: SpliceVocabulary, pass: PassWords, phras
 const SPELLED_MIN_KEY = 6;
 
 /** The listed phrases one letter off a run of spelled letters (shortlist.ts spelledLetters). */
-function spelledAlike(phrases: readonly string[], index: KeyIndex, keys: readonly string[]): string[] {
-  const spelled = spelledLetters(keys);
+function spelledAlike(phrases: readonly string[], index: KeyIndex, { keys, spelled }: PassWords): string[] {
   if (!spelled.includes(true)) return [];
   const near = nearKeys(phrases, index);
   const found: string[] = [];
