@@ -143,8 +143,9 @@ function spelledAlike(phrases: readonly string[], index: KeyIndex, { keys, spell
   const near = nearKeys(phrases, index);
   const found: string[] = [];
   for (let i = 0; i < keys.length; i++) {
+    if (!spelled[i]) continue;
     let run = keys.slice(i, i + SPELLED_RUN - 1).join('');
-    for (let j = i + SPELLED_RUN - 1; j < keys.length && spelled[i] && spelled[j] && run.length <= index.longest; j++) {
+    for (let j = i + SPELLED_RUN - 1; j < keys.length && spelled[j] && run.length <= index.longest; j++) {
       run += keys[j];
       for (const variant of oneLeftOut(run)) {
         for (const { key, phrases: alike } of near.get(variant) ?? []) {
