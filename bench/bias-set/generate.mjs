@@ -7,7 +7,8 @@
  * ../shared/eval/bias/fw_hotwords.mp3 is listed too, by `eval_path` (relative to the eval folder).
  *
  * `say` is what flite is given when the written form would be read differently (codes are spoken
- * letter by letter and digit by digit); `text` is the reference.
+ * letter by letter and digit by digit; names that flite's letter-to-sound rules misread are respelled,
+ * see PHRASE_SENTENCES); `text` is the reference.
  *
  * Usage: node bench/bias-set/generate.mjs [--voices slt,kal,awb,rms]. Idempotent per VERSION.
  */
@@ -16,23 +17,33 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const VERSION = 2;
+const VERSION = 3;
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const OUT = join(resolve(ROOT, process.env.STS_FIXTURES_DIR ?? 'test/.fixtures'), 'bias-set');
 const DEFAULT_VOICES = ['slt', 'kal', 'awb', 'rms'];
 
-/** Rare terms: the phrase list for each sentence is what a user would pass as `phrases`. */
+/**
+ * Rare terms: the phrase list for each sentence is what a user would pass as `phrases`.
+ *
+ * A term gets a `say` respelling (since VERSION 3) where flite's own reading (`flite -t word -ps`) is
+ * not the word as people say it: spelled out letter by letter, or with other consonants or another
+ * number of syllables than the usual English pronunciation. Vowel quality and stress are left as flite
+ * reads them (speakers differ there too). Flite's readings: ComfyUI "k aa m f y uw iy", Siobhan
+ * "sh aw b aa n", Nguyen and Krzysztof spelled as letters, Hetzner "hh eh s n er", Saoirse
+ * "s ax w er s", Laphroaig "l ae f r ow ey g". Left as flite reads them: Grafana, Vitest, Ollama,
+ * llamafile and Supabase (same consonants and syllables, other vowels), and the rest (as usually said).
+ */
 const PHRASE_SENTENCES = [
-  { id: 'comfyui', text: 'Then open the ComfyUI folder and load the workflow.', phrases: ['ComfyUI'] },
+  { id: 'comfyui', text: 'Then open the ComfyUI folder and load the workflow.', say: 'Then open the Comfy U I folder and load the workflow.', phrases: ['ComfyUI'] },
   { id: 'ozempic', text: 'The doctor switched her from metformin to Ozempic last spring.', phrases: ['Ozempic'] },
   { id: 'grafana', text: 'Our data team moved every dashboard into Grafana.', phrases: ['Grafana'] },
-  { id: 'nguyen', text: 'Please forward the invoice to Siobhan Nguyen by Friday.', phrases: ['Siobhan Nguyen'] },
-  { id: 'hetzner', text: 'We deploy the service with Terraform on Hetzner.', phrases: ['Terraform', 'Hetzner'] },
-  { id: 'zigbee', text: 'Krzysztof presented the new Zigbee thermostat.', phrases: ['Krzysztof', 'Zigbee'] },
+  { id: 'nguyen', text: 'Please forward the invoice to Siobhan Nguyen by Friday.', say: 'Please forward the invoice to Shivawn Win by Friday.', phrases: ['Siobhan Nguyen'] },
+  { id: 'hetzner', text: 'We deploy the service with Terraform on Hetzner.', say: 'We deploy the service with Terraform on Hets ner.', phrases: ['Terraform', 'Hetzner'] },
+  { id: 'zigbee', text: 'Krzysztof presented the new Zigbee thermostat.', say: 'Krishtof presented the new Zigbee thermostat.', phrases: ['Krzysztof', 'Zigbee'] },
   { id: 'xarelto', text: 'The patient was given Xarelto after the surgery.', phrases: ['Xarelto'] },
   { id: 'vitest', text: 'Add the Vitest plugin before you run Playwright.', phrases: ['Vitest', 'Playwright'] },
-  { id: 'saoirse', text: 'My cousin Saoirse studies marine biology in Galway.', phrases: ['Saoirse', 'Galway'] },
-  { id: 'laphroaig', text: 'She ordered a bottle of Laphroaig for the party.', phrases: ['Laphroaig'] },
+  { id: 'saoirse', text: 'My cousin Saoirse studies marine biology in Galway.', say: 'My cousin Seersha studies marine biology in Galway.', phrases: ['Saoirse', 'Galway'] },
+  { id: 'laphroaig', text: 'She ordered a bottle of Laphroaig for the party.', say: 'She ordered a bottle of La froyg for the party.', phrases: ['Laphroaig'] },
   { id: 'ollama', text: 'Run the model locally with Ollama and llamafile.', phrases: ['Ollama', 'llamafile'] },
   { id: 'supabase', text: 'The login page talks to Supabase through a small proxy.', phrases: ['Supabase'] },
 ];
