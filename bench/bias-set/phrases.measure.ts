@@ -89,7 +89,8 @@ it('phrase biasing: recall, WER, false insertions', async () => {
               const at = splicePhrase(model.vocab, firstWords, g, 0);
               return at ? `${g} over "${at.replaced}" sim ${at.match.sim.toFixed(2)} lp ${at.replacedLogprob.toFixed(2)}` : g;
             });
-            compared += ` [${c.how}: ${heard.join(', ')}: cost ${c.costPerPhrase.toFixed(1)}/phrase vs credit ${plan.credit.toFixed(2)}; biased: ${c.biasedText.trim()}]`;
+            const lost = c.lost.length > 0 ? `, lost ${c.lost.join(', ')}` : '';
+            compared += ` [${c.how}: ${heard.join(', ')}${lost}: cost ${c.costPerPhrase.toFixed(1)}/phrase vs credit ${plan.credit.toFixed(2)}; biased: ${c.biasedText.trim()}]`;
           })
         : first;
       const text = textOf(gen);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { occurrences } from '../../worker/biasing/phrase-pass';
+import { occurrences, phrasesGained, phrasesLost } from '../../worker/biasing/phrase-pass';
 import { rankPhrases, soundKey } from '../../worker/biasing/shortlist';
 import { madeUpPhrases } from '../../bench/bias-set/phrase-list';
 
@@ -46,5 +46,21 @@ describe('phrase occurrences (what a biased pass gained)', () => {
     expect(occurrences('to Siobhan  Nguyen, by Friday', 'Siobhan Nguyen')).toBe(1);
     expect(occurrences('Terraform on Hetzner', '')).toBe(0);
     expect(occurrences('Café Zürich', 'café zürich')).toBe(1);
+  });
+});
+
+describe('phrases a candidate gained and lost (what the judge credits and debits)', () => {
+  const first = 'Krzysztof presented the news IGBI thermostat.';
+  const listed = ['Krzysztof', 'Zigbee', 'Grafana'];
+
+  it('a candidate that turns a listed name into another word loses it', () => {
+    const proposal = 'Khrushkhoff presented the new Zigbee thermostat.';
+    expect(phrasesGained(first, proposal, listed)).toEqual(['Zigbee']);
+    expect(phrasesLost(first, proposal, listed)).toEqual(['Krzysztof']);
+  });
+
+  it('a candidate that keeps every listed name loses none, and one that writes a name once less loses it', () => {
+    expect(phrasesLost(first, 'Krzysztof presented the news Zigbee thermostat.', listed)).toEqual([]);
+    expect(phrasesLost('Grafana and grafana', 'Grafana and a graph', listed)).toEqual(['Grafana']);
   });
 });

@@ -87,6 +87,8 @@ export function biasPlan(strength: number): BiasPlan | null {
 /** What a comparison of the passes saw (for measurements). */
 export interface PhraseComparison {
   gained: string[];
+  /** Listed phrases the first pass held that the candidate lost (each debited a credit). */
+  lost: string[];
   /** How much less likely the biased pass is, per phrase it gained, without the phrase prompt. */
   costPerPhrase: number;
   biasedText: string;
@@ -106,7 +108,8 @@ export interface PhraseComparison {
  *    tokens that extend a listed phrase (processor.ts: an abandoned partial match gives its boost
  *    back), once per proposal strength;
  * 4. every candidate that holds listed phrases the first pass did not is scored by the model without
- *    the phrase prompt; the likeliest wins, each candidate credited `credit` per phrase it gained.
+ *    the phrase prompt; the likeliest wins, each candidate credited `credit` per phrase it gained and
+ *    debited as much per listed phrase of the first pass it lost.
  * The prompt and the boost, which on their own insert names and change style, only propose.
  */
 export async function decodeWithPhrases(
@@ -128,7 +131,7 @@ export async function decodeWithPhrases(
   const candidates = phrasePrompt(vocab, [...new Set([...sameSound, ...ranked])]).phrases;
   if (candidates.length === 0) return first;
   const frame = { language: opts.language, ...(opts.promptIds ? { promptIds: opts.promptIds } : {}) };
-  const judge = new Judge(model, encoded, frame, first, heard, candidates, new Set(sameSound), plan.credit, onCompare);
+  const judge = new Judge(model, encoded, frame, first, heard, candidates, heldPhrases(textOf(model, first), phrases), new Set(sameSound), plan.credit, onCompare);
   // the likeliest last in the prompt: nearest the transcript it steers
   const promptIds = [...(opts.promptIds ?? []), ...promptForPhrases(vocab, [...candidates].reverse())];
   // decoded without attention: only a winning proposal is aligned, once, below
@@ -189,6 +192,8 @@ class Judge {
     private readonly first: Generation,
     firstWords: PassWords,
     phrases: readonly string[],
+    /** The listed phrases the first pass holds (a candidate is debited for each it loses). */
+    private readonly held: readonly string[],
     /** Phrases that sound the same as words the first pass split apart (splice.ts sameSoundPhrases). */
     readonly sameSound: ReadonlySet<string>,
     private readonly credit: number,
@@ -205,8 +210,7 @@ class Judge {
 
   /** The creditable phrases `candidate` holds more often than the first pass. */
   gained(candidate: Generation): string[] {
-    const text = textOf(this.model, candidate);
-    return this.creditable.filter((p) => occurrences(text, p) > occurrences(this.firstText, p));
+    return phrasesGained(this.firstText, textOf(this.model, candidate), this.creditable);
   }
 
   /**
@@ -221,9 +225,14 @@ class Judge {
     return textTokens(candidate) >= MIN_TEXT_KEPT * textTokens(this.first);
   }
 
-  /** A candidate's log-probability with the credit for the phrases it gained: once per phrase, however often. */
-  credited(score: number, gained: readonly string[]): number {
-    return score + this.credit * gained.length;
+  /** The listed phrases of the first pass that `candidate` holds less often (see phrasesLost). */
+  lost(candidate: Generation): string[] {
+    return this.held.length === 0 ? [] : phrasesLost(this.firstText, textOf(this.model, candidate), this.held);
+  }
+
+  /** A candidate's log-probability with the credit for the phrases it gained and lost: once per phrase, however often. */
+  credited(score: number, candidate: Generation): number {
+    return score + this.credit * (this.gained(candidate).length - this.lost(candidate).length);
   }
 
   /** What `splice` into the best so far is denied of its credit, its predecessors' splices included. */
@@ -242,9 +251,9 @@ class Judge {
     this.firstScore ??= await this.model.sequenceLogprob(this.encoded, this.frame, ids(this.first));
     this.bestScore ??= this.firstScore;
     score ??= await this.model.sequenceLogprob(this.encoded, this.frame, ids(candidate));
-    this.onCompare?.({ gained, costPerPhrase: (this.firstScore - score) / gained.length, biasedText: textOf(this.model, candidate), how });
+    this.onCompare?.({ gained, lost: this.lost(candidate), costPerPhrase: (this.firstScore - score) / gained.length, biasedText: textOf(this.model, candidate), how });
     // a pass that repeats a name must not earn credit by it
-    const credited = this.credited(score, gained) - withheld;
+    const credited = this.credited(score, candidate) - withheld;
     if (credited <= this.bestScore) return false;
     [this.best, this.bestScore, this.bestWithheld] = [candidate, credited, withheld];
     return true;
@@ -288,7 +297,7 @@ async function spliceRound(judge: Judge, phrases: readonly string[]): Promise<bo
   for (const splice of splices) {
     const { gen, score } = await judge.scored(splice.ids);
     const withheld = judge.spliceWithheld(splice);
-    const credited = judge.credited(score, judge.gained(gen)) - withheld;
+    const credited = judge.credited(score, gen) - withheld;
     if (!top || credited > top.credited) {
       top = { gen, score, credited, withheld, how: `splice for "${splice.replaced}" (sim ${splice.match.sim.toFixed(2)}, logprob ${splice.replacedLogprob.toFixed(2)})` };
     }
@@ -329,6 +338,29 @@ function textOf(model: WhisperModel, gen: Generation): string {
 }
 
 const normalized = (s: string) => ` ${s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()} `;
+
+/** The `phrases` that `text` holds more often than `before`. */
+export function phrasesGained(before: string, text: string, phrases: readonly string[]): string[] {
+  return phrases.filter((p) => occurrences(text, p) > occurrences(before, p));
+}
+
+/**
+ * The `phrases` that `text` holds less often than `before`. A candidate is debited for each: base wrote
+ * "Krzysztof presented the news IGBI thermostat", and a proposal that gained Zigbee but turned
+ * Krzysztof into "Khrushkhoff" won on Zigbee's credit alone.
+ */
+export function phrasesLost(before: string, text: string, phrases: readonly string[]): string[] {
+  return phrases.filter((p) => occurrences(text, p) < occurrences(before, p));
+}
+
+/** The phrases that occur in `text` (see occurrences), the text normalized once for a long list. */
+function heldPhrases(text: string, phrases: readonly string[]): string[] {
+  const t = normalized(text);
+  return phrases.filter((phrase) => {
+    const p = normalized(phrase);
+    return p.trim() !== '' && t.includes(p);
+  });
+}
 
 /** Whole-word occurrences of `phrase` in `text`, ignoring case and punctuation. */
 export function occurrences(text: string, phrase: string): number {
