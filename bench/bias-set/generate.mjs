@@ -27,11 +27,18 @@ const DEFAULT_VOICES = ['slt', 'kal', 'awb', 'rms'];
  *
  * A term gets a `say` respelling (since VERSION 3) where flite's own reading (`flite -t word -ps`) is
  * not the word as people say it: spelled out letter by letter, or with other consonants or another
- * number of syllables than the usual English pronunciation. Vowel quality and stress are left as flite
- * reads them (speakers differ there too). Flite's readings: ComfyUI "k aa m f y uw iy", Siobhan
- * "sh aw b aa n", Nguyen and Krzysztof spelled as letters, Hetzner "hh eh s n er", Saoirse
- * "s ax w er s", Laphroaig "l ae f r ow ey g". Left as flite reads them: Grafana, Vitest, Ollama,
- * llamafile and Supabase (same consonants and syllables, other vowels), and the rest (as usually said).
+ * number of syllables than the usual English pronunciation (the one Wikipedia gives for the name, or
+ * the product's own). Vowel quality and stress are left as flite reads them (speakers differ there
+ * too). Flite's readings, and what it is given instead:
+ * - ComfyUI "k aa m f y uw iy" → "Comfy U I";
+ * - Siobhan "sh aw b aa n" → "Shivawn" (/ʃɪˈvɔːn/), Nguyen spelled as letters → "Win" (/wɪn/, its
+ *   usual English form; CMUdict has "noo-yen");
+ * - Hetzner "hh eh s n er" → "Hets ner";
+ * - Krzysztof spelled as letters → "Krishtof" (k r ih sh t ao f; CMUdict has K R IY SH T AO F);
+ * - Saoirse "s ax w er s" → "Seersha" (/ˈsɪərʃə/);
+ * - Laphroaig "l ae f r ow ey g" → "La froyg" (/ləˈfrɔɪɡ/; CMUdict has flite's reading).
+ * Left as flite reads them: Grafana, Vitest, Ollama, llamafile and Supabase (the same consonants and
+ * syllables, other vowels), and the rest (as usually said).
  */
 const PHRASE_SENTENCES = [
   { id: 'comfyui', text: 'Then open the ComfyUI folder and load the workflow.', say: 'Then open the Comfy U I folder and load the workflow.', phrases: ['ComfyUI'] },

@@ -16,6 +16,7 @@ import { biasPlan, decodeWithPhrases, occurrences } from '../../worker/biasing/p
 import { passWords, splicePhrase } from '../../worker/biasing/splice';
 import { createScorer, errorRate, type ClipErrors } from '../score/error-rate';
 import { generateBiasSet } from './generate.mjs';
+import { falseInsertions, heardSeconds, unrelatedRecordings, windowReference } from './unrelated-recordings';
 import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
 import { madeUpPhrases } from './phrase-list';
 
@@ -45,17 +46,7 @@ it('phrase biasing: recall, WER, false insertions', async () => {
   );
   const setPhrases = [...new Set(clips.flatMap((c) => c.bias_phrases ?? []))];
   const phrases = [...setPhrases, ...madeUpPhrases(Number(process.env.LIST ?? 250) - setPhrases.length)];
-  const unrelated: Clip[] = [];
-  if (process.env.EN !== '0') {
-    // every English recording of ../shared/eval but the phrase clip; diar's have no transcript (insertions only)
-    for (const folder of ['en', 'bias', 'diar']) {
-      const manifest = JSON.parse(readFileSync(join(EVAL_DIR, folder, 'manifest.json'), 'utf8')) as (Clip & { lang: string })[];
-      for (const c of manifest) {
-        if (c.lang !== 'en' || c.file === 'fw_hotwords.mp3' || (only && !only.test(c.file))) continue;
-        unrelated.push({ ...c, eval_path: `${folder}/${c.file}`, kind: 'unrelated' });
-      }
-    }
-  }
+  const unrelated: Clip[] = process.env.EN !== '0' ? unrelatedRecordings(only) : [];
   const model = await loadNodeWhisper(process.env.MODEL ?? 'whisper-tiny');
   const scorer = createScorer(JSON.parse(readFileSync('public/models/whisper-tiny/normalizer.json', 'utf8')));
   const stats = new Map(
@@ -97,11 +88,10 @@ it('phrase biasing: recall, WER, false insertions', async () => {
       const st = stats.get(cond)!;
       st.seconds += firstSeconds + (performance.now() - t0) / 1000;
       if (clip.kind === 'unrelated') {
-        st.unrelatedAudioS += audio.length / 16_000;
+        st.unrelatedAudioS += heardSeconds(audio.length / 16_000);
         // one window is decoded: a longer clip's transcript covers more than was heard (insertions only)
-        const reference = audio.length <= 30 * 16_000 ? clip.text : null;
-        const heard = reference ?? textOf(first);
-        st.insertions += phrases.reduce((n, p) => n + Math.max(0, occurrences(text, p) - occurrences(heard, p)), 0);
+        const reference = windowReference(clip.text, audio.length / 16_000);
+        st.insertions += falseInsertions(text, reference ?? textOf(first), phrases);
         if (reference) st.unrelatedWer.push(scorer.score(reference, text, 'en'));
       } else {
         for (const term of clip.must_contain ?? []) {

@@ -6,22 +6,18 @@
  * `IN=tmp/x.log npx vitest run -c bench/bias-set/vitest.config.ts bench/bias-set/summarize-log.measure.ts`
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { it } from 'vitest';
-import { EVAL_DIR } from '../../config/paths';
+import { occurrences } from '../../worker/biasing/phrase-pass';
 import { createScorer, errorRate, type ClipErrors } from '../score/error-rate';
 import { generateBiasSet } from './generate.mjs';
 import { madeUpPhrases } from './phrase-list';
-
-const norm = (s: string) => ` ${s.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim()} `;
-const occurrences = (hyp: string, phrase: string) => norm(hyp).split(norm(phrase)).length - 1;
+import { falseInsertions, heardSeconds, unrelatedRecordings, windowReference } from './unrelated-recordings';
 
 it('summarise phrases.measure logs', () => {
   const { clips } = generateBiasSet();
-  const en = JSON.parse(readFileSync(join(EVAL_DIR, 'en/manifest.json'), 'utf8')) as Array<{ file: string; text: string; duration_s: number }>;
   const byFile = new Map<string, { text: string | null; kind: string; must: string[]; seconds: number }>();
   for (const c of clips) byFile.set(c.file, { text: c.text, kind: c.kind, must: c.must_contain ?? [], seconds: c.duration_s });
-  for (const c of en) byFile.set(c.file, { text: c.text, kind: 'unrelated', must: [], seconds: c.duration_s });
+  for (const c of unrelatedRecordings()) byFile.set(c.file, { text: c.text, kind: 'unrelated', must: [], seconds: c.duration_s });
   const setPhrases = [...new Set(clips.flatMap((c) => c.bias_phrases ?? []))];
   const phrases = [...setPhrases, ...madeUpPhrases(250 - setPhrases.length)];
   const scorer = createScorer(JSON.parse(readFileSync('public/models/whisper-tiny/normalizer.json', 'utf8')));
@@ -49,12 +45,17 @@ it('summarise phrases.measure logs', () => {
       if (only && !only.includes(cond)) continue;
       let st = stats.get(cond);
       if (!st) stats.set(cond, (st = { hits: 0, terms: 0, wer: [], unrelatedWer: [], insertions: 0, seconds: 0, clips: 0 }));
-      st.clips++;
       if (clip.kind === 'unrelated') {
-        st.seconds += clip.seconds;
-        st.insertions += phrases.reduce((n, p) => n + occurrences(text, p) - occurrences(clip.text ?? '', p), 0);
-        st.unrelatedWer.push(scorer.score(clip.text!, text, 'en'));
+        // as phrases.measure.ts: one window heard, insertions against the unbiased pass where no transcript covers it
+        const reference = windowReference(clip.text, clip.seconds);
+        const heard = reference ?? texts.get('off');
+        if (heard === undefined) continue;
+        st.clips++;
+        st.seconds += heardSeconds(clip.seconds);
+        st.insertions += falseInsertions(text, heard, phrases);
+        if (reference) st.unrelatedWer.push(scorer.score(reference, text, 'en'));
       } else {
+        st.clips++;
         for (const term of clip.must) {
           st.terms++;
           if (occurrences(text, term) > 0) st.hits++;
