@@ -2,7 +2,8 @@
  * Summarises the per-clip log of phrases.measure.ts (LOG=file), also of a run cut short: term recall,
  * WER on the phrase clips, WER and false insertions on unrelated clips, per condition, over the clips
  * the log holds. Env: IN=log1,log2 (logs of one model; their clips are pooled), CONDS=off,S0.45,S1 (only
- * these conditions, over the clips that have all of them: a matched comparison).
+ * these conditions, over the clips that have all of them: a matched comparison), ONLY=regex (clip files:
+ * `-(slt|kal)\.wav$` for one voice pair, `^(?!.*-(slt|kal|awb|rms)\.wav$)` for the real recordings).
  * `IN=tmp/x.log npx vitest run -c bench/bias-set/vitest.config.ts bench/bias-set/summarize-log.measure.ts`
  */
 import { readFileSync } from 'node:fs';
@@ -38,9 +39,10 @@ it('summarise phrases.measure logs', () => {
     }
   }
   const only = process.env.CONDS?.split(',');
+  const files = process.env.ONLY ? new RegExp(process.env.ONLY) : null;
   for (const [file, texts] of outputs) {
     const clip = byFile.get(file)!;
-    if (only && !only.every((c) => texts.has(c))) continue;
+    if ((only && !only.every((c) => texts.has(c))) || (files && !files.test(file))) continue;
     for (const [cond, text] of texts) {
       if (only && !only.includes(cond)) continue;
       let st = stats.get(cond);
