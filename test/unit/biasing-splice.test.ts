@@ -60,6 +60,9 @@ describe('splicing a phrase into a pass (real whisper-tiny tokenizer)', () => {
     // written as listed (case aside): nothing to mend; respelt word for word: the pass chose a real word
     expect(sameSoundPhrases(vocab, passWords(vocab, pass(' We run playwright in Galway.')), list)).toEqual([]);
     expect(sameSoundPhrases(vocab, passWords(vocab, pass(' Her photos took a lift.')), ['Fotos', 'Lyft'])).toEqual([]);
+    // but a word written in several tokens is no real word: the name misspelt
+    expect(vocab.encode(' gallway').length).toBeGreaterThan(1);
+    expect(sameSoundPhrases(vocab, passWords(vocab, pass(' She studies biology in gallway.', -0.05)), list)).toEqual(['Galway']);
     // alike is not the same: "Graith and" is for the unsure-word splices to weigh
     expect(sameSoundPhrases(vocab, passWords(vocab, pass(' Every dashboard moved into Graith and.')), list)).toEqual([]);
   });

@@ -104,7 +104,8 @@ function meanLogprob(tokens: readonly GeneratedToken[], start: number, end: numb
  * more words: "play right" for "Playwright", "K-R-Z-Y-S-Z-T-O-F" for "Krzysztof", a name the model did not
  * know written as the pieces it did. The pass may have been sure of those words, since they are what was
  * said; only the spelling is the list's. A word for word respelling ("photos" for a listed "Fotos", "lift"
- * for "Lyft") is left alone: there the audio cannot tell the two apart, and the pass chose a real word.
+ * for "Lyft") is left alone: there the audio cannot tell the two apart, and the pass chose a real word;
+ * unless the pass wrote it in more than one token (misspeltName).
  * Found by key, not by distance, so a 10,000-phrase list costs a few map lookups per word (a word spelled
  * out letter by letter also one letter off, by lookups too: spelledAlike).
  */
@@ -120,12 +121,22 @@ export function sameSoundPhrases(vocab: SpliceVocabulary, pass: PassWords, phras
       for (const phrase of index.phrases.get(run) ?? []) {
         // as written, punctuation inside included ("K-R-Z-Y-S-Z-T-O-F" is a word "KRZYSZTOF")
         const written = vocab.decode(tokens.slice(words[i]!.start, words[j]!.end).map((t) => t.id));
-        if (wordCount(written) > wordCount(phrase)) found.add(phrase);
+        if (wordCount(written) > wordCount(phrase) || misspeltName(pass, i, j, written, phrase)) found.add(phrase);
       }
     }
   }
   for (const phrase of spelledAlike(phrases, index, pass)) found.add(phrase);
   return [...found];
+}
+
+/**
+ * Word `i` (to `j`, the same word) written otherwise than the listed one-word `phrase` it sounds the same as,
+ * in more than one token: common words are one token of Whisper's vocabulary, so this is no word the pass
+ * chose over the name but the name misspelt. base wrote "marine biology and gallway" for Galway, sure of
+ * it; the pass's other words that share a key with a phrase of a 10,000-phrase list were all one token.
+ */
+function misspeltName({ words }: PassWords, i: number, j: number, written: string, phrase: string): boolean {
+  return i === j && words[i]!.end - words[i]!.start > 1 && wordCount(phrase) === 1 && written.trim().toLowerCase() !== phrase.trim().toLowerCase();
 }
 
 /**
