@@ -174,6 +174,12 @@ async function withAttention(model: WhisperModel, encoded: EncodedWindow, framin
 
 const ids = (gen: Generation) => gen.tokens.map((t) => t.id);
 
+/** What a candidate gained and lost against the first pass (Judge.balance). */
+interface PhraseBalance {
+  gained: string[];
+  lost: string[];
+}
+
 /** Keeps the likeliest candidate transcription of a window, each credited per listed phrase it gained. */
 class Judge {
   best: Generation;
@@ -208,9 +214,13 @@ class Judge {
     });
   }
 
-  /** The creditable phrases `candidate` holds more often than the first pass. */
-  gained(candidate: Generation): string[] {
-    return phrasesGained(this.firstText, textOf(this.model, candidate), this.creditable);
+  /**
+   * The creditable phrases `candidate` holds more often than the first pass, and the listed phrases of
+   * the first pass it holds less often (see phrasesLost).
+   */
+  balance(candidate: Generation): PhraseBalance {
+    const text = textOf(this.model, candidate);
+    return { gained: phrasesGained(this.firstText, text, this.creditable), lost: this.held.length === 0 ? [] : phrasesLost(this.firstText, text, this.held) };
   }
 
   /**
@@ -225,14 +235,9 @@ class Judge {
     return textTokens(candidate) >= MIN_TEXT_KEPT * textTokens(this.first);
   }
 
-  /** The listed phrases of the first pass that `candidate` holds less often (see phrasesLost). */
-  lost(candidate: Generation): string[] {
-    return this.held.length === 0 ? [] : phrasesLost(this.firstText, textOf(this.model, candidate), this.held);
-  }
-
   /** A candidate's log-probability with the credit for the phrases it gained and lost: once per phrase, however often. */
-  credited(score: number, candidate: Generation): number {
-    return score + this.credit * (this.gained(candidate).length - this.lost(candidate).length);
+  credited(score: number, { gained, lost }: PhraseBalance): number {
+    return score + this.credit * (gained.length - lost.length);
   }
 
   /** What `splice` into the best so far is denied of its credit, its predecessors' splices included. */
@@ -246,14 +251,14 @@ class Judge {
    * `withheld` taken off its credit; true if it did.
    */
   async weigh(candidate: Generation, how: string, score?: number, withheld = 0): Promise<boolean> {
-    const gained = this.gained(candidate);
-    if (gained.length === 0) return false;
+    const balance = this.balance(candidate);
+    if (balance.gained.length === 0) return false;
     this.firstScore ??= await this.model.sequenceLogprob(this.encoded, this.frame, ids(this.first));
     this.bestScore ??= this.firstScore;
     score ??= await this.model.sequenceLogprob(this.encoded, this.frame, ids(candidate));
-    this.onCompare?.({ gained, lost: this.lost(candidate), costPerPhrase: (this.firstScore - score) / gained.length, biasedText: textOf(this.model, candidate), how });
+    this.onCompare?.({ ...balance, costPerPhrase: (this.firstScore - score) / balance.gained.length, biasedText: textOf(this.model, candidate), how });
     // a pass that repeats a name must not earn credit by it
-    const credited = this.credited(score, candidate) - withheld;
+    const credited = this.credited(score, balance) - withheld;
     if (credited <= this.bestScore) return false;
     [this.best, this.bestScore, this.bestWithheld] = [candidate, credited, withheld];
     return true;
@@ -284,7 +289,7 @@ async function spliceRounds(judge: Judge, phrases: readonly string[], checkpoint
 async function spliceRound(judge: Judge, phrases: readonly string[]): Promise<boolean> {
   const vocab = judge.model.vocab;
   const pass = passWords(vocab, judge.best.tokens);
-  const have = new Set(judge.gained(judge.best));
+  const have = new Set(judge.balance(judge.best).gained);
   let top: { gen: Generation; score: number; credited: number; withheld: number; how: string } | null = null;
   const splices = phrases
     .filter((phrase) => !have.has(phrase))
@@ -297,7 +302,7 @@ async function spliceRound(judge: Judge, phrases: readonly string[]): Promise<bo
   for (const splice of splices) {
     const { gen, score } = await judge.scored(splice.ids);
     const withheld = judge.spliceWithheld(splice);
-    const credited = judge.credited(score, gen) - withheld;
+    const credited = judge.credited(score, judge.balance(gen)) - withheld;
     if (!top || credited > top.credited) {
       top = { gen, score, credited, withheld, how: `splice for "${splice.replaced}" (sim ${splice.match.sim.toFixed(2)}, logprob ${splice.replacedLogprob.toFixed(2)})` };
     }
