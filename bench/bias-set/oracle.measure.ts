@@ -57,32 +57,31 @@ function spelled(referenceWords: readonly string[], keys: readonly string[]): st
   return keys.map((k) => byKey.get(k) ?? k).join(' ');
 }
 
-function termCosts(model: WhisperModel) {
-  return async (file: string, reference: string, terms: readonly string[]) => {
-    const v = model.vocab;
-    const enc = await encodeClip(model, readAudio(file));
-    const first = await decodeWindow(model, enc.encoded, { language: 'en', wantAttention: false, audioSeconds: enc.seconds });
-    const frame = { language: 'en' };
-    const ids = first.tokens.map((t) => t.id);
-    const firstScore = await model.sequenceLogprob(enc.encoded, frame, ids);
-    const words = tokenWords(v, first.tokens);
-    const text = v.decode(ids.filter((id) => v.isText(id))).trim();
-    const refWords = reference.split(/\s+/);
-    const costs = new Map<string, { heard: string; written: string; cost: number } | 'held'>();
-    for (const term of terms) if (occurrences(text, term) > 0) costs.set(term, 'held');
-    for (const d of differences(words.map((w) => w.text), refWords)) {
-      const written = spelled(refWords, d.reference);
-      const found = terms.filter((t) => !costs.has(t) && occurrences(written, t) > 0);
-      if (found.length === 0) continue;
-      const from = d.start < words.length ? words[d.start]!.start : words[words.length - 1]!.end;
-      const to = d.end > d.start ? words[d.end - 1]!.end : from;
-      const candidate = [...ids.slice(0, from), ...v.encode(` ${written}`), ...ids.slice(to)];
-      const cost = firstScore - (await model.sequenceLogprob(enc.encoded, frame, candidate));
-      const heard = to > from ? v.decode(ids.slice(from, to)).trim() : '';
-      for (const term of found) costs.set(term, { heard, written, cost });
-    }
-    return { text, costs };
-  };
+/** The unbiased pass over `file`, and per term: held by it, or the cost of the reference's words around it. */
+async function termCosts(model: WhisperModel, file: string, reference: string, terms: readonly string[]) {
+  const v = model.vocab;
+  const enc = await encodeClip(model, readAudio(file));
+  const first = await decodeWindow(model, enc.encoded, { language: 'en', wantAttention: false, audioSeconds: enc.seconds });
+  const frame = { language: 'en' };
+  const ids = first.tokens.map((t) => t.id);
+  const firstScore = await model.sequenceLogprob(enc.encoded, frame, ids);
+  const words = tokenWords(v, first.tokens);
+  const text = v.decode(ids.filter((id) => v.isText(id))).trim();
+  const refWords = reference.split(/\s+/);
+  const costs = new Map<string, { heard: string; written: string; cost: number } | 'held'>();
+  for (const term of terms) if (occurrences(text, term) > 0) costs.set(term, 'held');
+  for (const d of differences(words.map((w) => w.text), refWords)) {
+    const written = spelled(refWords, d.reference);
+    const found = terms.filter((t) => !costs.has(t) && occurrences(written, t) > 0);
+    if (found.length === 0) continue;
+    const from = d.start < words.length ? words[d.start]!.start : words[words.length - 1]!.end;
+    const to = d.end > d.start ? words[d.end - 1]!.end : from;
+    const candidate = [...ids.slice(0, from), ...v.encode(` ${written}`), ...ids.slice(to)];
+    const cost = firstScore - (await model.sequenceLogprob(enc.encoded, frame, candidate));
+    const heard = to > from ? v.decode(ids.slice(from, to)).trim() : '';
+    for (const term of found) costs.set(term, { heard, written, cost });
+  }
+  return { text, costs };
 }
 
 it('cost of the right words for each bias term', async () => {
@@ -91,12 +90,11 @@ it('cost of the right words for each bias term', async () => {
   const only = process.env.ONLY ? new RegExp(process.env.ONLY) : null;
   const selected = clips.filter((c) => c.kind === 'phrase' && c.text && (!voices || voices.includes(c.speaker.slice(6))) && (!only || only.test(c.file)));
   const model = await loadNodeWhisper(process.env.MODEL ?? 'whisper-base');
-  const costsOf = termCosts(model);
   const all: number[] = [];
   let held = 0;
   let terms = 0;
   for (const clip of selected) {
-    const { text, costs } = await costsOf(join(dir, clip.file), clip.text!, clip.must_contain ?? []);
+    const { text, costs } = await termCosts(model, join(dir, clip.file), clip.text!, clip.must_contain ?? []);
     const parts = (clip.must_contain ?? []).map((term) => {
       terms++;
       const c = costs.get(term);
