@@ -55,6 +55,8 @@ export interface GenerateOptions {
   adjustLogits?: (logits: Float32Array, generated: readonly number[]) => void;
   /** Repeats of an n-gram at the tail that stop the pass as a loop (repeatsTail; default 4). */
   loopRepeats?: number;
+  /** A further test of the text tokens so far for a loop (a biased pass reciting its prompt). */
+  loops?: (textIds: readonly number[]) => boolean;
 }
 
 /** The q8 Whisper encoder and merged decoder (KV cache), run by onnxruntime-web. */
@@ -170,7 +172,7 @@ export class WhisperModel {
       generated.push(id);
       if (v.isText(id)) textIds.push(id);
       sumLogprob += logprob;
-      looped = repeatsTail(textIds, opts.loopRepeats);
+      looped = repeatsTail(textIds, opts.loopRepeats) || (opts.loops?.(textIds) ?? false);
       if (looped || closesAtEnd(generated, v, maxTsIndex)) break;
       // the shared start's cache is extended, not consumed: another pass begins from it too
       step = await this.forward([id], step.past, encoded, opts.wantAttention, step !== shared);

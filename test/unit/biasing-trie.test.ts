@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { recites } from '../../worker/biasing/phrase-pass';
 import { createBiasProcessor, TOKEN_BOOST } from '../../worker/biasing/processor';
 import { promptForPhrases } from '../../worker/biasing/prompt';
 import { buildPhraseTrie, phraseVariants, TokenTrie } from '../../worker/biasing/trie';
@@ -197,4 +198,20 @@ describe('10,000 phrases (a custom model at its limit)', () => {
     bias.adjustLogits(afterWord, ids(' the'));
     expect(afterPhrase).toEqual(afterWord);
   }, 60_000);
+});
+
+describe('a proposal reciting its prompt (phrase-pass.ts recites)', () => {
+  const loops = recites(vocab, ['Dandlisk', 'Zintan', 'Drarstior', 'ComfyUI', 'Siobhan Nguyen']);
+
+  it('stops where a run of listed phrases holds one twice', () => {
+    expect(loops(ids(' Dandlisk, Zintan, Drarstior'))).toBe(false);
+    expect(loops(ids(' Dandlisk, Zintan, Drarstior, Zintan'))).toBe(true);
+    expect(loops(ids(' I think, Siobhan Nguyen, Zintan, Siobhan Nguyen.'))).toBe(true);
+    expect(loops(ids(' Then Zintan, Zintan'))).toBe(true);
+  });
+
+  it('lets speech say a name twice with other words between', () => {
+    expect(loops(ids(' Then you go into your ComfyUI folder, and again, in the ComfyUI'))).toBe(false);
+    expect(loops(ids(' Zintan said hello, Zintan'))).toBe(false);
+  });
 });

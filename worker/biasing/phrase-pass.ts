@@ -142,11 +142,12 @@ export async function decodeWithPhrases(
   if (!unsure) return judge.best === first || !opts.wantAttention ? judge.best : withAttention(model, encoded, opts, judge.best);
   const spliced = judge.best;
   const tried = new Set<string>();
+  const loops = recites(vocab, candidates);
   // the proposals share their prompt, run once
   const start = await model.promptRun(encoded, proposalOpts);
   try {
     for (const strength of plan.proposals) {
-      const proposal = await propose(model, encoded, proposalOpts, createBiasProcessor(vocab, candidates, strength), start);
+      const proposal = await propose(model, encoded, proposalOpts, createBiasProcessor(vocab, candidates, strength), loops, start);
       const text = textOf(model, proposal);
       // a pass that fell into a loop proposes the loop, not the phrase
       if (proposal.looped || tried.has(text) || !judge.coversAsMuch(proposal)) continue;
@@ -326,16 +327,55 @@ function proposalLimit(first: Generation): number {
 const PROPOSAL_LOOP_REPEATS = 3;
 
 /**
+ * A proposal whose text ends in a run of its listed phrases, with nothing but punctuation between them,
+ * that holds one phrase twice is reciting its prompt ("Dandlisk, Zintan, Drarstior, Zintan"): it is
+ * stopped there as looped. Left to PROPOSAL_LOOP_REPEATS, such proposals ran 32 to 74 tokens on 30 s of
+ * meeting speech (tiny), to be dropped unweighed (bench/bias-set/README.md, "Proposals that recite").
+ * A name said twice in speech has other words between ("your ComfyUI folder, and again, in the ComfyUI").
+ */
+export function recites(vocab: WhisperModel['vocab'], phrases: readonly string[]): (textIds: readonly number[]) => boolean {
+  const keys = [...new Set(phrases.map(normalized))].filter((p) => p.trim() !== '');
+  return (textIds) => {
+    if (textIds.length < 2) return false;
+    // the text tokens of the last RECITAL_TOKENS at most: a recital is a run of short names
+    let rest = normalized(vocab.decode(textIds.slice(-RECITAL_TOKENS)));
+    const seen = new Set<string>();
+    for (let found = true; found; ) {
+      found = false;
+      for (const key of keys) {
+        if (!rest.endsWith(key)) continue;
+        if (seen.has(key)) return true;
+        seen.add(key);
+        rest = rest.slice(0, rest.length - key.length + 1);
+        found = true;
+        break;
+      }
+    }
+    return false;
+  };
+}
+
+/** Text tokens recites() reads back from a proposal's end. */
+const RECITAL_TOKENS = 32;
+
+/**
  * One biased pass at temperature 0 only: the temperature fallback's sampled passes made proposals
  * several times dearer (base: 9x the unbiased decoding time) for the rare name they found.
  */
-function propose(model: WhisperModel, encoded: EncodedWindow, opts: DecodeOptions, bias: ReturnType<typeof createBiasProcessor>, start: PromptRun): Promise<Generation> {
+function propose(
+  model: WhisperModel,
+  encoded: EncodedWindow,
+  opts: DecodeOptions,
+  bias: ReturnType<typeof createBiasProcessor>,
+  loops: (textIds: readonly number[]) => boolean,
+  start: PromptRun,
+): Promise<Generation> {
   const adjust = opts.adjustLogits;
   const adjustLogits = (logits: Float32Array, generated: readonly number[]) => {
     adjust?.(logits, generated);
     bias.adjustLogits(logits, generated);
   };
-  return model.generate(encoded, { ...opts, temperature: 0, adjustLogits, loopRepeats: PROPOSAL_LOOP_REPEATS }, start);
+  return model.generate(encoded, { ...opts, temperature: 0, adjustLogits, loopRepeats: PROPOSAL_LOOP_REPEATS, loops }, start);
 }
 
 function textOf(model: WhisperModel, gen: Generation): string {
