@@ -326,37 +326,33 @@ function proposalLimit(first: Generation): number {
  */
 const PROPOSAL_LOOP_REPEATS = 3;
 
+/** Text tokens recites() reads back from a proposal's end: a recital is a run of short names. */
+const RECITAL_TOKENS = 32;
+
 /**
  * A proposal whose text ends in a run of its listed phrases, with nothing but punctuation between them,
  * that holds one phrase twice is reciting its prompt ("Dandlisk, Zintan, Drarstior, Zintan"): it is
  * stopped there as looped. Left to PROPOSAL_LOOP_REPEATS, such proposals ran 32 to 74 tokens on 30 s of
- * meeting speech (tiny), to be dropped unweighed (bench/bias-set/README.md, "Proposals that recite").
- * A name said twice in speech has other words between ("your ComfyUI folder, and again, in the ComfyUI").
+ * meeting speech (tiny), to be dropped unweighed (bench/bias-set/README.md, "Long windows, and proposals
+ * that recite their prompt"). A name said twice in speech has other words between ("your ComfyUI
+ * folder, and again, in the ComfyUI").
  */
 export function recites(vocab: WhisperModel['vocab'], phrases: readonly string[]): (textIds: readonly number[]) => boolean {
   const keys = [...new Set(phrases.map(normalized))].filter((p) => p.trim() !== '');
   return (textIds) => {
     if (textIds.length < 2) return false;
-    // the text tokens of the last RECITAL_TOKENS at most: a recital is a run of short names
     let rest = normalized(vocab.decode(textIds.slice(-RECITAL_TOKENS)));
     const seen = new Set<string>();
-    for (let found = true; found; ) {
-      found = false;
-      for (const key of keys) {
-        if (!rest.endsWith(key)) continue;
-        if (seen.has(key)) return true;
-        seen.add(key);
-        rest = rest.slice(0, rest.length - key.length + 1);
-        found = true;
-        break;
-      }
+    for (;;) {
+      const key = keys.find((k) => rest.endsWith(k));
+      if (!key) return false;
+      if (seen.has(key)) return true;
+      seen.add(key);
+      // keep the space the key began with: the next phrase back ends in it
+      rest = rest.slice(0, rest.length - key.length + 1);
     }
-    return false;
   };
 }
-
-/** Text tokens recites() reads back from a proposal's end. */
-const RECITAL_TOKENS = 32;
 
 /**
  * One biased pass at temperature 0 only: the temperature fallback's sampled passes made proposals
