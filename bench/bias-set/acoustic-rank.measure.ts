@@ -8,7 +8,6 @@
  * than FIRST_TOKEN_FLOOR is not scored further (ranked after those that are).
  * Env: MODEL (default whisper-base), VOICES=slt,kal (subset), ONLY=regex (clip files), LOG=file.
  */
-import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'vitest';
 import { decodeWindow } from '../../worker/decode-window';
@@ -19,11 +18,7 @@ import { releaseSelf, rowAt, type EncodedWindow, type Generation, type WhisperMo
 import { generateBiasSet } from './generate.mjs';
 import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
 import { madeUpPhrases } from './phrase-list';
-
-const log = (line: string) => {
-  console.log(line);
-  if (process.env.LOG) appendFileSync(process.env.LOG, `${line}\n`);
-};
+import { log } from './progress-log';
 
 /** phrase-pass.ts's UNSURE: a word whose tokens' mean log-probability is below it was misheard, maybe. */
 const UNSURE = -0.6;

@@ -6,7 +6,6 @@
  * wrote it so; recall short of that ceiling is lost in finding candidates, not in judging them.
  * The real clip, which has no reference transcript, is left out. Env: MODEL (default whisper-base), VOICES=slt,kal (subset), ONLY=regex (clip files), LOG=file.
  */
-import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { diffArrays } from 'diff';
 import { it } from 'vitest';
@@ -16,11 +15,7 @@ import { tokenWords } from '../../worker/biasing/splice';
 import type { WhisperModel } from '../../worker/whisper';
 import { generateBiasSet } from './generate.mjs';
 import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
-
-const log = (line: string) => {
-  console.log(line);
-  if (process.env.LOG) appendFileSync(process.env.LOG, `${line}\n`);
-};
+import { log } from './progress-log';
 
 const wordKey = (w: string) => w.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
 

@@ -7,7 +7,7 @@
  * code clip with all six patterns, not only its own), UNRELATED=0 (skip the
  * false-rewrite part), TRACE=1 (each constrained pass tried), LOG=file.
  */
-import { appendFileSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'vitest';
 import { EVAL_DIR } from '../../config/paths';
@@ -18,11 +18,7 @@ import { applyPatterns } from '../../worker/biasing/spoken-patterns';
 import type { WhisperModel } from '../../worker/whisper';
 import { generateBiasSet } from './generate.mjs';
 import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
-
-const log = (line: string) => {
-  console.log(line);
-  if (process.env.LOG) appendFileSync(process.env.LOG, `${line}\n`);
-};
+import { log } from './progress-log';
 
 const STRENGTH = Number(process.env.STRENGTH ?? 0.45);
 

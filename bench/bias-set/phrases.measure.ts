@@ -7,7 +7,7 @@
  * CONDITIONS=off,S0.45,S1, EN=0 to skip ../shared/eval's English recordings, ONLY=regex (clip files), LOG=file for progress,
  * LIST=10000 for a list of that many phrases (default 250: the set's terms, then made-up names).
  */
-import { appendFileSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'vitest';
 import { EVAL_DIR } from '../../config/paths';
@@ -19,6 +19,7 @@ import { generateBiasSet } from './generate.mjs';
 import { falseInsertions, heardSeconds, unrelatedRecordings, windowReference } from './unrelated-recordings';
 import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
 import { madeUpPhrases } from './phrase-list';
+import { log } from './progress-log';
 
 interface Clip {
   file: string;
@@ -29,12 +30,6 @@ interface Clip {
   bias_phrases?: string[];
   must_contain?: string[];
 }
-
-/** Vitest holds console output until a test ends: progress also goes to $LOG when set. */
-const log = (line: string) => {
-  console.log(line);
-  if (process.env.LOG) appendFileSync(process.env.LOG, `${line}\n`);
-};
 
 it('phrase biasing: recall, WER, false insertions', async () => {
   const { dir, clips } = generateBiasSet();
