@@ -12,16 +12,14 @@ import { join } from 'node:path';
 import { it } from 'vitest';
 import { decodeWindow } from '../../worker/decode-window';
 import { logSumExp } from '../../worker/logit-rules';
-import { occurrences } from '../../worker/biasing/phrase-pass';
-import { tokenWords } from '../../worker/biasing/splice';
+import { occurrences, UNSURE } from '../../worker/biasing/phrase-pass';
+import { meanLogprob, tokenWords } from '../../worker/biasing/splice';
 import { releaseSelf, rowAt, type EncodedWindow, type Generation, type WhisperModel } from '../../worker/whisper';
 import { generateBiasSet } from './generate.mjs';
 import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
 import { madeUpPhrases } from './phrase-list';
 import { log } from './progress-log';
 
-/** phrase-pass.ts's UNSURE: a word whose tokens' mean log-probability is below it was misheard, maybe. */
-const UNSURE = -0.6;
 const FIRST_TOKEN_FLOOR = -12;
 
 interface Ranked {
@@ -86,9 +84,8 @@ it('the model’s own ranking of the listed phrases at unsure words', async () =
     const first = await decodeWindow(model, encoded, { language: 'en', wantAttention: false, audioSeconds: seconds });
     const text = v.decode(first.tokens.filter((t) => v.isText(t.id)).map((t) => t.id)).trim();
     const words = tokenWords(v, first.tokens);
-    const mean = (w: (typeof words)[number]) => first.tokens.slice(w.start, w.end).reduce((a, t) => a + t.logprob, 0) / (w.end - w.start);
     const at = new Set<number>();
-    words.forEach((w, i) => mean(w) < UNSURE && [i - 1, i].forEach((k) => k >= 0 && at.add(k)));
+    words.forEach((w, i) => meanLogprob(first.tokens, w.start, w.end) < UNSURE && [i - 1, i].forEach((k) => k >= 0 && at.add(k)));
     const terms = (clip.must_contain ?? []).filter((t) => occurrences(text, t) === 0);
     const best = new Map(terms.map((t) => [t, { rank: Infinity, logprob: -Infinity, firstToken: -Infinity, word: '' }]));
     let top: Ranked & { word: string } = { phrase: '', logprob: -Infinity, firstToken: -Infinity, word: '' };

@@ -26,7 +26,7 @@ export const PHRASE_CREDIT = 24;
  * English recordings, listed phrases at least 0.8 alike were all truly spoken ("play right",
  * "K-R-Z-Y-S-Z-T-O-F"); the false ones were 0.7 alike or less.
  */
-const UNSURE = -0.6;
+export const UNSURE = -0.6;
 
 /**
  * How alike (shortlist.ts soundMatch) the unsure words must sound to a phrase for it to be credited

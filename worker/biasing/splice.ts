@@ -95,7 +95,7 @@ export function unsureStretches(pass: PassWords, unsure: number): string {
 }
 
 /** The mean log-probability of tokens [start, end): how sure a pass was of what it wrote there. */
-function meanLogprob(tokens: readonly GeneratedToken[], start: number, end: number): number {
+export function meanLogprob(tokens: readonly GeneratedToken[], start: number, end: number): number {
   return tokens.slice(start, end).reduce((sum, t) => sum + t.logprob, 0) / (end - start);
 }
 
