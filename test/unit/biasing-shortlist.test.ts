@@ -37,6 +37,15 @@ describe('phrase shortlist (sound-alike ranking against an unbiased transcriptio
     expect(rankPhrases('alpha', list)[0]).toBe('Alpha');
     expect([...rankPhrases('beta', list)].sort()).toEqual([...list].sort());
   });
+
+  it('with a limit, gives the head of the full ranking, ties in list order', () => {
+    const list = [...madeUpPhrases(2_000), 'Hetzner', 'Hetsner', 'Siobhan Nguyen'];
+    const text = 'Shabon NGU IDN said | the service runs on Hasner | in my thing';
+    for (const limit of [1, 2, 7, 60]) expect(rankPhrases(text, list, 0.4, limit)).toEqual(rankPhrases(text, list, 0.4).slice(0, limit));
+    expect(rankPhrases(text, ['Hetsner', 'Hetzner'], 0.4, 1)).toEqual(['Hetsner']);
+    expect(rankPhrases(text, ['Hetzner', 'Hetsner'], 0.4, 1)).toEqual(['Hetzner']);
+    expect(rankPhrases('', ['Zeta', 'Alpha', 'Beta'], 0, 2)).toEqual(['Zeta', 'Alpha']);
+  });
 });
 
 describe('phrase occurrences (what a biased pass gained)', () => {

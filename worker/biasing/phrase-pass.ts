@@ -1,7 +1,7 @@
 import { isSilence, type DecodeOptions } from '../decode-window';
 import { endedWithEot, type EncodedWindow, type Generation, type PromptRun, type WhisperModel } from '../whisper';
 import { createBiasProcessor } from './processor';
-import { phrasePrompt, promptForPhrases } from './prompt';
+import { MAX_PROMPT_PHRASES, phrasePrompt, promptForPhrases } from './prompt';
 import { rankPhrases } from './shortlist';
 import { passWords, sameSoundPhrases, splicePhrase, unsureStretches, type PassWords, type Splice } from './splice';
 
@@ -127,7 +127,7 @@ export async function decodeWithPhrases(
   const unsure = unsureStretches(heard, UNSURE);
   const sameSound = sameSoundPhrases(vocab, heard, phrases);
   if (!unsure && sameSound.length === 0) return first;
-  const ranked = unsure ? rankPhrases(unsure, phrases, CREDIT_MIN_SIM) : [];
+  const ranked = unsure ? rankPhrases(unsure, phrases, CREDIT_MIN_SIM, MAX_PROMPT_PHRASES) : [];
   const candidates = phrasePrompt(vocab, [...new Set([...sameSound, ...ranked])]).phrases;
   if (candidates.length === 0) return first;
   const frame = { language: opts.language, ...(opts.promptIds ? { promptIds: opts.promptIds } : {}) };
