@@ -198,15 +198,23 @@ export class WhisperModel {
     return (await this.tokenLogprobs(encoded, opts, ids)).reduce((a, b) => a + b, 0);
   }
 
-  /** Per target (each of `ids`, then <|endoftext|>): its log-probability in one teacher-forced run (see sequenceLogprob). */
-  async tokenLogprobs(encoded: EncodedWindow, opts: Pick<GenerateOptions, 'language' | 'promptIds'>, ids: readonly number[]): Promise<number[]> {
+  /**
+   * Per target (each of `ids`, then <|endoftext|>) from target `from` on: its log-probability in one
+   * teacher-forced run (see sequenceLogprob). The rows before `from` are not projected onto the
+   * vocabulary, most of a scoring run's cost: a splice is scored from where it leaves the transcription
+   * it was spliced into, whose log-probabilities up to there are known.
+   */
+  async tokenLogprobs(encoded: EncodedWindow, opts: Pick<GenerateOptions, 'language' | 'promptIds'>, ids: readonly number[], from = 0): Promise<number[]> {
+    if (!(from >= 0 && from <= ids.length)) throw new RangeError(`tokenLogprobs(): from ${from} is outside 0..${ids.length}`);
     const { prompt } = this.framing(encoded, { ...opts, audioSeconds: 0 });
-    const targets = [...ids, this.vocab.eot];
-    const out = await this.decoderForward([...prompt, ...ids], null, encoded, { logitsFrom: prompt.length - 1 });
+    const targets = [...ids, this.vocab.eot].slice(from);
+    const out = await this.decoderForward([...prompt, ...ids], null, encoded, { logitsFrom: prompt.length - 1 + from });
     try {
+      const vocabSize = out.logits.dims[2]!;
+      const data = out.logits.data as Float32Array;
       return targets.map((target, i) => {
-        const row = rowAt(out.logits, i);
-        return row[target]! - logSumExp(row, 0, row.length);
+        const row = data.subarray(i * vocabSize, (i + 1) * vocabSize);
+        return row[target]! - logSumExp(row, 0, vocabSize);
       });
     } finally {
       out.logits.dispose();

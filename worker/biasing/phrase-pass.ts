@@ -187,7 +187,9 @@ class Judge {
   /** Credit the best so far was denied for its splices (see SPLICE_CREDIT_SHARE). */
   bestWithheld = 0;
   private bestScore: number | null = null;
-  private firstScore: number | null = null;
+  private firstLogprobs: number[] | null = null;
+  /** Null while the best is the first pass. */
+  private bestLogprobs: number[] | null = null;
   private readonly firstText: string;
   /** The phrases that may earn credit: those whose look-alike words in the first pass it was unsure of, or split apart. */
   private readonly creditable: readonly string[];
@@ -248,31 +250,51 @@ class Judge {
   }
 
   /**
-   * Scores `candidate` without the phrase prompt (unless `score` is known) and keeps it if it wins,
-   * `withheld` taken off its credit; true if it did.
+   * Scores `candidate` without the phrase prompt (unless its per-target `logprobs` are known) and keeps
+   * it if it wins, `withheld` taken off its credit; true if it did.
    */
-  async weigh(candidate: Generation, how: string, score?: number, withheld = 0): Promise<boolean> {
+  async weigh(candidate: Generation, how: string, logprobs?: number[], withheld = 0): Promise<boolean> {
     const balance = this.balance(candidate);
     if (balance.gained.length === 0) return false;
-    this.firstScore ??= await this.model.sequenceLogprob(this.encoded, this.frame, ids(this.first));
-    this.bestScore ??= this.firstScore;
-    score ??= await this.model.sequenceLogprob(this.encoded, this.frame, ids(candidate));
-    this.onCompare?.({ ...balance, costPerPhrase: (this.firstScore - score) / balance.gained.length, biasedText: textOf(this.model, candidate), how });
+    const firstScore = sum(await this.bestLogprobsKnown());
+    this.bestScore ??= firstScore;
+    logprobs ??= await this.model.tokenLogprobs(this.encoded, this.frame, ids(candidate));
+    const score = sum(logprobs);
+    this.onCompare?.({ ...balance, costPerPhrase: (firstScore - score) / balance.gained.length, biasedText: textOf(this.model, candidate), how });
     // a pass that repeats a name must not earn credit by it
     const credited = this.credited(score, balance) - withheld;
     if (credited <= this.bestScore) return false;
-    [this.best, this.bestScore, this.bestWithheld] = [candidate, credited, withheld];
+    [this.best, this.bestScore, this.bestWithheld, this.bestLogprobs] = [candidate, credited, withheld, logprobs];
     return true;
   }
 
-  /** The best so far with its tokens replaced by `tokenIds`, scored by the model without the phrase prompt. */
-  async scored(tokenIds: readonly number[]): Promise<{ gen: Generation; score: number }> {
-    const logprobs = await this.model.tokenLogprobs(this.encoded, this.frame, tokenIds);
-    const score = logprobs.reduce((a, b) => a + b, 0);
+  /**
+   * The best so far's per-target log-probabilities without the phrase prompt; the first pass's, scored
+   * here on first use. Held so that a splice is scored from where it leaves them (tokenLogprobs' from).
+   */
+  private async bestLogprobsKnown(): Promise<number[]> {
+    this.firstLogprobs ??= await this.model.tokenLogprobs(this.encoded, this.frame, ids(this.first));
+    return this.bestLogprobs ?? this.firstLogprobs;
+  }
+
+  /**
+   * The best so far with its tokens replaced by `tokenIds`, scored by the model without the phrase
+   * prompt, from the first token they change. The tokens before keep the best's log-probabilities: a run
+   * that goes on otherwise gives them other values (activations are quantized per run: up to 0.4 nats a
+   * token on ami_dev00), noise that the comparison need not carry.
+   */
+  async scored(tokenIds: readonly number[]): Promise<{ gen: Generation; logprobs: number[] }> {
+    const known = await this.bestLogprobsKnown();
+    const bestIds = ids(this.best);
+    let same = 0;
+    while (same < tokenIds.length && same < bestIds.length && tokenIds[same] === bestIds[same]) same++;
+    const logprobs = [...known.slice(0, same), ...(await this.model.tokenLogprobs(this.encoded, this.frame, tokenIds, same))];
     const tokens = tokenIds.map((id, i) => ({ id, logprob: logprobs[i]! }));
-    return { gen: { ...this.best, tokens, avgLogprob: score / logprobs.length, looped: false, attention: null }, score };
+    return { gen: { ...this.best, tokens, avgLogprob: sum(logprobs) / logprobs.length, looped: false, attention: null }, logprobs };
   }
 }
+
+const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
 
 /** Splice rounds until one keeps nothing, or SPLICE_ROUNDS are kept. */
 async function spliceRounds(judge: Judge, phrases: readonly string[], checkpoint?: () => void): Promise<void> {
@@ -291,7 +313,7 @@ async function spliceRound(judge: Judge, phrases: readonly string[]): Promise<bo
   const vocab = judge.model.vocab;
   const pass = passWords(vocab, judge.best.tokens);
   const have = new Set(judge.balance(judge.best).gained);
-  let top: { gen: Generation; score: number; credited: number; withheld: number; how: string } | null = null;
+  let top: { gen: Generation; logprobs: number[]; credited: number; withheld: number; how: string } | null = null;
   const splices = phrases
     .filter((phrase) => !have.has(phrase))
     .flatMap((phrase) => {
@@ -301,14 +323,14 @@ async function spliceRound(judge: Judge, phrases: readonly string[]): Promise<bo
     .sort((a, b) => b.match.sim - a.match.sim)
     .slice(0, SPLICES_SCORED);
   for (const splice of splices) {
-    const { gen, score } = await judge.scored(splice.ids);
+    const { gen, logprobs } = await judge.scored(splice.ids);
     const withheld = judge.spliceWithheld(splice);
-    const credited = judge.credited(score, judge.balance(gen)) - withheld;
+    const credited = judge.credited(sum(logprobs), judge.balance(gen)) - withheld;
     if (!top || credited > top.credited) {
-      top = { gen, score, credited, withheld, how: `splice for "${splice.replaced}" (sim ${splice.match.sim.toFixed(2)}, logprob ${splice.replacedLogprob.toFixed(2)})` };
+      top = { gen, logprobs, credited, withheld, how: `splice for "${splice.replaced}" (sim ${splice.match.sim.toFixed(2)}, logprob ${splice.replacedLogprob.toFixed(2)})` };
     }
   }
-  return top !== null && (await judge.weigh(top.gen, top.how, top.score, top.withheld));
+  return top !== null && (await judge.weigh(top.gen, top.how, top.logprobs, top.withheld));
 }
 
 /**
