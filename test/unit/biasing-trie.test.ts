@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { recites } from '../../worker/biasing/phrase-pass';
+import { proposalLoopRepeats, recites } from '../../worker/biasing/phrase-pass';
 import { createBiasProcessor, TOKEN_BOOST } from '../../worker/biasing/processor';
 import { promptForPhrases } from '../../worker/biasing/prompt';
 import { buildPhraseTrie, phraseVariants, TokenTrie } from '../../worker/biasing/trie';
 import { WhisperVocabulary } from '../../worker/tokenizer';
+import { repeatsTail, type Generation } from '../../worker/whisper';
 import { madeUpPhrases } from '../../bench/bias-set/phrase-list';
 
 const dir = 'public/models/whisper-tiny';
@@ -213,5 +214,30 @@ describe('a proposal reciting its prompt (phrase-pass.ts recites)', () => {
   it('lets speech say a name twice with other words between', () => {
     expect(loops(ids(' Then you go into your ComfyUI folder, and again, in the ComfyUI'))).toBe(false);
     expect(loops(ids(' Zintan said hello, Zintan'))).toBe(false);
+  });
+});
+
+describe('a proposal saying something twice (phrase-pass.ts proposalLoopRepeats)', () => {
+  const pass = (text: string): Generation => ({
+    tokens: [vocab.timestampBegin, ...ids(text)].map((id) => ({ id, logprob: -0.1 })),
+    avgLogprob: -0.1,
+    noSpeechProb: 0,
+    temperature: 0,
+    looped: false,
+    attention: null,
+  });
+
+  it('is looped at the second time where the unbiased pass said nothing twice in a row', () => {
+    const first = pass(' Hello. I think there is something for Chicago. Well, there is something for Chicago.');
+    expect(proposalLoopRepeats(vocab, first)).toBe(2);
+    expect(repeatsTail(ids(" Lothbrel, I think I've got a lot of details. I've got a lot of details."), proposalLoopRepeats(vocab, first))).toBe(true);
+  });
+
+  it('may say twice what the unbiased pass said twice, and is looped at the third time', () => {
+    const first = pass(" We have any group. I don't think so. I don't think so. Yeah, go for it.");
+    expect(proposalLoopRepeats(vocab, first)).toBe(3);
+    const twice = " We have, in the group. I don't think so. I don't think so.";
+    expect(repeatsTail(ids(twice), proposalLoopRepeats(vocab, first))).toBe(false);
+    expect(repeatsTail(ids(`${twice} I don't think so.`), proposalLoopRepeats(vocab, first))).toBe(true);
   });
 });
