@@ -189,7 +189,7 @@ class Judge {
   bestWithheld = 0;
   private bestScore: number | null = null;
   private firstLogprobs: number[] | null = null;
-  /** Null while the best is the first pass. */
+  /** The best's per-target log-probabilities (a splice is scored from where it leaves them); null while the best is the first pass. */
   private bestLogprobs: number[] | null = null;
   private readonly firstText: string;
   /** The phrases that may earn credit: those whose look-alike words in the first pass it was unsure of, or split apart. */
@@ -257,7 +257,7 @@ class Judge {
   async weigh(candidate: Generation, how: string, logprobs?: number[], withheld = 0): Promise<boolean> {
     const balance = this.balance(candidate);
     if (balance.gained.length === 0) return false;
-    const firstScore = sum(await this.bestLogprobsKnown());
+    const firstScore = sum(await this.firstLogprobsKnown());
     this.bestScore ??= firstScore;
     logprobs ??= await this.model.tokenLogprobs(this.encoded, this.frame, ids(candidate));
     const score = sum(logprobs);
@@ -269,13 +269,10 @@ class Judge {
     return true;
   }
 
-  /**
-   * The best so far's per-target log-probabilities without the phrase prompt; the first pass's, scored
-   * here on first use. Held so that a splice is scored from where it leaves them (tokenLogprobs' from).
-   */
-  private async bestLogprobsKnown(): Promise<number[]> {
+  /** The first pass's per-target log-probabilities without the phrase prompt, scored on first use. */
+  private async firstLogprobsKnown(): Promise<number[]> {
     this.firstLogprobs ??= await this.model.tokenLogprobs(this.encoded, this.frame, ids(this.first));
-    return this.bestLogprobs ?? this.firstLogprobs;
+    return this.firstLogprobs;
   }
 
   /**
@@ -285,7 +282,7 @@ class Judge {
    * token on ami_dev00), noise that the comparison need not carry.
    */
   async scored(tokenIds: readonly number[]): Promise<{ gen: Generation; logprobs: number[] }> {
-    const known = await this.bestLogprobsKnown();
+    const known = this.bestLogprobs ?? (await this.firstLogprobsKnown());
     const bestIds = ids(this.best);
     let same = 0;
     while (same < tokenIds.length && same < bestIds.length && tokenIds[same] === bestIds[same]) same++;
