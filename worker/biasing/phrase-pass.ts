@@ -235,8 +235,8 @@ class Judge {
    * ("K-R-Z-Y-S-Z-T-O-F" for Krzysztof).
    */
   coversAsMuch(candidate: Generation): boolean {
-    const textTokens = (gen: Generation) => gen.tokens.filter((t) => this.model.vocab.isText(t.id)).length;
-    return textTokens(candidate) >= MIN_TEXT_KEPT * textTokens(this.first);
+    const vocab = this.model.vocab;
+    return textIds(vocab, candidate).length >= MIN_TEXT_KEPT * textIds(vocab, this.first).length;
   }
 
   /** A candidate's log-probability with the credit for the phrases it gained and lost: once per phrase, however often. */
@@ -354,7 +354,7 @@ const PROPOSAL_LOOP_REPEATS = 3;
  * The meeting's pass wrote "I don't think so." twice, which a proposal may too.
  */
 export function proposalLoopRepeats(vocab: WhisperModel['vocab'], first: Generation): number {
-  const text = first.tokens.filter((t) => vocab.isText(t.id)).map((t) => t.id);
+  const text = textIds(vocab, first);
   for (let end = 4; end <= text.length; end++) if (repeatsTail(text.slice(0, end), 2)) return PROPOSAL_LOOP_REPEATS;
   return 2;
 }
@@ -407,8 +407,13 @@ function propose(
   return model.generate(encoded, { ...opts, temperature: 0, adjustLogits, ...stops }, start);
 }
 
+/** A pass's text tokens, without its timestamps. */
+function textIds(vocab: WhisperModel['vocab'], gen: Generation): number[] {
+  return gen.tokens.filter((t) => vocab.isText(t.id)).map((t) => t.id);
+}
+
 function textOf(model: WhisperModel, gen: Generation): string {
-  return model.vocab.decode(gen.tokens.filter((t) => model.vocab.isText(t.id)).map((t) => t.id));
+  return model.vocab.decode(textIds(model.vocab, gen));
 }
 
 const normalized = (s: string) => ` ${s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()} `;
