@@ -284,15 +284,6 @@ function encodeInt64Initializer(name: string, values: number[]): Chunks {
   return new Chunks().varint(TENSOR.dims, values.length).varint(TENSOR.dataType, DATA_TYPE_INT64).string(TENSOR.name, name).bytesField(TENSOR.rawData, raw);
 }
 
-/** A scalar (rank-0) initializer of one int64 or float value. */
-function encodeScalarInitializer(name: string, dataType: typeof DATA_TYPE_INT64 | typeof DATA_TYPE_FLOAT, value: number): Chunks {
-  const raw = new Uint8Array(dataType === DATA_TYPE_INT64 ? 8 : 4);
-  const view = new DataView(raw.buffer);
-  if (dataType === DATA_TYPE_INT64) view.setBigInt64(0, BigInt(value), true);
-  else view.setFloat32(0, value, true);
-  return new Chunks().varint(TENSOR.dataType, dataType).string(TENSOR.name, name).bytesField(TENSOR.rawData, raw);
-}
-
 function encodeNode(opType: string, name: string, inputs: string[], outputs: string[]): Chunks {
   const node = new Chunks();
   for (const i of inputs) node.string(NODE.input, i);
@@ -581,11 +572,21 @@ const CAUSAL = '/localscribe/causal';
 export const LOGITS_FROM = 'logits_from';
 
 /**
+ * The decoder input added by patchWhisperDecoder: the cached branch's additive self-attention mask,
+ * float [new tokens, past + new tokens] (0 where a new token may see a key, -1e9 where not).
+ */
+export const SELF_MASK = 'self_mask';
+
+/** The decoder input added by patchWhisperDecoder: the cached branch's position of each new token, int64 [new tokens]. */
+export const TOKEN_POSITIONS = 'token_positions';
+
+/**
  * Patches a Whisper merged decoder (transformers.js / optimum export: an If on use_cache_branch):
- * - its cached branch masks future positions, as the uncached branch does. The export traced that branch
- *   with one new token, so it has no mask: several tokens after a cache (or after an empty one) would each
- *   see the tokens after it. With the mask, a pass can begin from the window's cross-attention cache with
- *   all its prompt tokens at once, instead of recomputing that cache from the encoder output every time;
+ * - its cached branch takes its self-attention mask (SELF_MASK) and its tokens' positions
+ *   (TOKEN_POSITIONS) as inputs. The export traced that branch with one new token, so it has no mask:
+ *   several tokens after a cache (or after an empty one) would each see the tokens after it. A causal
+ *   mask lets a pass begin from the window's cross-attention cache with all its prompt tokens at once;
+ *   a tree's mask and positions let one run score many continuations of one prefix (model-rank.ts);
  * - both branches compute logits only from position LOGITS_FROM (an int64 [1] input) on: a 120-token
  *   prompt's rows over the 51,865-token vocabulary cost more than the rest of its decoder run.
  */
@@ -599,32 +600,10 @@ export function patchWhisperDecoder(model: Uint8Array): Uint8Array {
   if (!inputNames.includes('input_ids') || !inputNames.includes(pastKey)) throw new Error(`Not a Whisper merged decoder: inputs input_ids and ${pastKey} not found`);
 
   const name = (part: string) => `${CAUSAL}/${part}`;
-  const initializers = [
-    encodeInt64Initializer(name('end'), [Number.MAX_SAFE_INTEGER]),
-    encodeInt64Initializer(name('axis'), [1]),
-    encodeScalarInitializer(name('zero'), DATA_TYPE_INT64, 0),
-    encodeScalarInitializer(name('one'), DATA_TYPE_INT64, 1),
-    encodeScalarInitializer(name('two'), DATA_TYPE_INT64, 2),
-    encodeInt64Initializer(name('column'), [-1, 1]),
-    encodeScalarInitializer(name('hidden'), DATA_TYPE_FLOAT, -1e9),
-    encodeScalarInitializer(name('shown'), DATA_TYPE_FLOAT, 0),
-  ];
-  // mask[i][j] = -1e9 where key j comes after query i (new token i sits at position past + i)
-  const maskNodes = [
-    encodeNode('Shape', name('ShapeIds'), ['input_ids'], [name('ids_shape')]),
-    encodeNode('Gather', name('GatherNew'), [name('ids_shape'), name('one')], [name('new')]),
-    encodeNode('Shape', name('ShapePast'), [pastKey], [name('past_shape')]),
-    encodeNode('Gather', name('GatherPast'), [name('past_shape'), name('two')], [name('past')]),
-    encodeNode('Add', name('Total'), [name('new'), name('past')], [name('total')]),
-    encodeNode('Range', name('Keys'), [name('zero'), name('total'), name('one')], [name('keys')]),
-    encodeNode('Range', name('NewRange'), [name('zero'), name('new'), name('one')], [name('new_range')]),
-    encodeNode('Add', name('Queries'), [name('new_range'), name('past')], [name('queries_row')]),
-    encodeNode('Reshape', name('QueriesColumn'), [name('queries_row'), name('column')], [name('queries')]),
-    encodeNode('Greater', name('Future'), [name('keys'), name('queries')], [name('future')]),
-    encodeNode('Where', name('Mask'), [name('future'), name('hidden'), name('shown')], [name('mask')]),
-  ];
+  const initializers = [encodeInt64Initializer(name('end'), [Number.MAX_SAFE_INTEGER]), encodeInt64Initializer(name('axis'), [1])];
 
   let masked = 0;
+  let positioned = 0;
   let sliced = 0;
   const attribute = (field: Field): Chunks | null => {
     const fields = readFields(payload(field));
@@ -639,25 +618,31 @@ export function patchWhisperDecoder(model: Uint8Array): Uint8Array {
     }
     return out;
   };
+  const isPositionSlice = (node: NodeView) => node.opType === 'Slice' && node.name === '/model/decoder/embed_positions/Slice';
   const patchedBranch = (branch: Field[], cached: boolean): Chunks => {
+    // what computed the sliced positions' bounds is left with no use once the slice is a Gather
+    const views = branch.filter((f) => f.num === GRAPH.node).map(viewNode);
+    const outputs = new Set(branch.filter((f) => f.num === GRAPH.output).map((f) => viewValueInfo(f).name));
+    const after = views.map((n) => (cached && isPositionSlice(n) ? { ...n, inputs: [n.inputs[0]!, TOKEN_POSITIONS] } : n));
+    const unused = new Set(deadNodes(after, outputs).map((n) => n.field));
     const out = new Chunks();
-    let maskPlaced = !cached;
     for (const f of branch) {
       if (f.num !== GRAPH.node) {
         out.push(f.bytes);
         continue;
       }
-      if (!maskPlaced) {
-        for (const c of maskNodes) out.message(GRAPH.node, c);
-        maskPlaced = true;
-      }
       const node = viewNode(f);
+      if (unused.has(f)) continue;
       if (cached && node.opType === 'Softmax' && /\/self_attn\/Softmax$/.test(node.name)) {
         const scores = node.inputs[0]!;
         const maskedScores = `${scores}${CAUSAL}`;
-        out.message(GRAPH.node, encodeNode('Add', `${node.name}${CAUSAL}`, [scores, name('mask')], [maskedScores]));
+        out.message(GRAPH.node, encodeNode('Add', `${node.name}${CAUSAL}`, [scores, SELF_MASK], [maskedScores]));
         out.message(GRAPH.node, renameNodeInput(node, scores, maskedScores));
         masked++;
+      } else if (cached && isPositionSlice(node)) {
+        // rows past..past+new of the positional embedding, as the export slices them, become rows TOKEN_POSITIONS
+        out.message(GRAPH.node, encodeNode('Gather', `${node.name}${CAUSAL}`, [node.inputs[0]!, TOKEN_POSITIONS], [node.outputs[0]!]));
+        positioned++;
       } else if (node.outputs[0] === 'logits' && node.opType === 'MatMul') {
         const hidden = node.inputs[0]!;
         const kept = `${hidden}${CAUSAL}/from`;
@@ -676,6 +661,7 @@ export function patchWhisperDecoder(model: Uint8Array): Uint8Array {
     else node.push(f.bytes);
   }
   if (masked === 0) throw new Error('Whisper decoder patch: no self-attention Softmax in the cached branch');
+  if (positioned !== 1) throw new Error(`Whisper decoder patch: expected one positional-embedding Slice in the cached branch, found ${positioned}`);
   if (sliced !== 2) throw new Error(`Whisper decoder patch: expected a MatMul giving the logits in each branch, found ${sliced}`);
 
   const graph = new Chunks();
@@ -687,6 +673,8 @@ export function patchWhisperDecoder(model: Uint8Array): Uint8Array {
     }
     if (f.num === GRAPH.input && !inputPlaced) {
       graph.message(GRAPH.input, encodeValueInfo(LOGITS_FROM, DATA_TYPE_INT64, [1]));
+      graph.message(GRAPH.input, encodeValueInfo(SELF_MASK, DATA_TYPE_FLOAT, ['new', 'keys']));
+      graph.message(GRAPH.input, encodeValueInfo(TOKEN_POSITIONS, DATA_TYPE_INT64, ['new']));
       inputPlaced = true;
     }
     if (f === ifNode.field) graph.message(GRAPH.node, node);

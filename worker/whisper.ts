@@ -1,7 +1,7 @@
 import type * as OrtModule from 'onnxruntime-web';
 import { applyTimestampRules, logSumExp } from './logit-rules';
 import { FULL_FRAMES } from './mel';
-import { LOGITS_FROM, patchWhisperDecoder } from './onnx-graph';
+import { LOGITS_FROM, patchWhisperDecoder, SELF_MASK, TOKEN_POSITIONS } from './onnx-graph';
 import type { GenerationConfig, WhisperVocabulary } from './tokenizer';
 
 type Ort = typeof OrtModule;
@@ -276,11 +276,14 @@ export class WhisperModel {
     encoded: EncodedWindow,
     run: DecoderRunOptions = {},
   ): Promise<{ logits: Tensor; past: Past; attention: Float32Array[] | null }> {
-    const { wantAttention = false, consumePast = true, attentionAt = [ids.length - 1], logitsFrom = 0 } = run;
+    const { wantAttention = false, consumePast = true, attentionAt = [ids.length - 1], logitsFrom = 0, parents } = run;
     const { ort, dims } = this;
+    if (parents && !past) throw new RangeError('decoderForward(): a tree of tokens needs the cache of the prefix it continues');
     // a window's first run computes its cross-attention cache; every later run begins from it
     const cross = this.crossCaches.get(encoded);
     if (!past && cross) past = { ...this.emptySelf(), ...cross };
+    const pastLength = past?.['present.0.decoder.key']?.dims[2] ?? 0;
+    const layout = treeLayout(pastLength, ids.length, parents);
     const feeds: Record<string, Tensor> = {
       input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, (x) => BigInt(x)), [1, ids.length]),
       // The cached branch reads cross-attention keys/values from the past, never the hidden states:
@@ -288,6 +291,8 @@ export class WhisperModel {
       encoder_hidden_states: past ? this.hiddenStandIn(encoded) : encoded.hidden,
       use_cache_branch: new ort.Tensor('bool', new Uint8Array([past ? 1 : 0]), [1]),
       [LOGITS_FROM]: new ort.Tensor('int64', BigInt64Array.from([BigInt(logitsFrom)]), [1]),
+      [SELF_MASK]: new ort.Tensor('float32', layout.mask, [ids.length, pastLength + ids.length]),
+      [TOKEN_POSITIONS]: new ort.Tensor('int64', layout.positions, [ids.length]),
     };
     const empty = new Float32Array(0);
     for (let l = 0; l < dims.layers; l++) {
@@ -309,6 +314,8 @@ export class WhisperModel {
     feeds['input_ids']!.dispose();
     feeds['use_cache_branch']!.dispose();
     feeds[LOGITS_FROM]!.dispose();
+    feeds[SELF_MASK]!.dispose();
+    feeds[TOKEN_POSITIONS]!.dispose();
     if (past) feeds['encoder_hidden_states']!.dispose();
 
     const next: Past = {};
@@ -325,6 +332,21 @@ export class WhisperModel {
     const attention = wantAttention ? attentionAt.map((p) => this.alignmentRows(out, p)) : null;
     for (const l of attnLayers) out[`cross_attentions.${l}`]!.dispose();
     return { logits: out['logits']!, past: next, attention };
+  }
+
+  /** A copy of the self-attention part of `past` for its first `length` positions: the cache of a shorter prefix. */
+  selfPrefix(past: Past, length: number): Past {
+    const out: Past = {};
+    for (const [name, t] of Object.entries(past)) {
+      if (!name.includes('.decoder.')) continue;
+      const [, heads, seq, headDim] = t.dims as [number, number, number, number];
+      if (length > seq) throw new RangeError(`selfPrefix(): ${length} positions asked of a cache of ${seq}`);
+      const data = t.data as Float32Array;
+      const kept = new Float32Array(heads * length * headDim);
+      for (let h = 0; h < heads; h++) kept.set(data.subarray(h * seq * headDim, (h * seq + length) * headDim), h * length * headDim);
+      out[name] = new this.ort.Tensor('float32', kept, [1, heads, length, headDim]);
+    }
+    return out;
   }
 
   /** An empty self-attention cache: the start of a run that begins from a window's cross-attention cache. */
@@ -365,6 +387,34 @@ export interface DecoderRunOptions {
   consumePast?: boolean;
   /** The first position whose logits are computed (default 0). */
   logitsFrom?: number;
+  /**
+   * Each new token's parent among the new tokens (-1: the last token of `past`): the tokens form a tree
+   * after `past`, each seeing only its ancestors, at position past + its depth. Default: a sequence.
+   * Only for a run with `past`.
+   */
+  parents?: readonly number[];
+}
+
+/**
+ * The self-attention mask and positions of `parents.length` new tokens after `past` cached ones
+ * (decoderForward's `parents`; without, each token's parent is the one before it).
+ */
+export function treeLayout(past: number, count: number, parents?: readonly number[]): { mask: Float32Array; positions: BigInt64Array } {
+  const keys = past + count;
+  const mask = new Float32Array(count * keys);
+  const positions = new BigInt64Array(count);
+  const depth = new Int32Array(count);
+  const parentOf = (k: number) => (parents ? parents[k]! : k - 1);
+  for (let i = 0; i < count; i++) {
+    const parent = parentOf(i);
+    if (parent >= i) throw new RangeError(`treeLayout(): token ${i}'s parent ${parent} does not come before it`);
+    depth[i] = parent < 0 ? 1 : depth[parent]! + 1;
+    positions[i] = BigInt(past + depth[i]! - 1);
+    const row = mask.subarray(i * keys, (i + 1) * keys);
+    row.fill(-1e9, past);
+    for (let a = i; a >= 0; a = parentOf(a)) row[past + a] = 0;
+  }
+  return { mask, positions };
 }
 
 /** One decoder run: its logits, its caches, and the alignment heads' attention at its last position. */

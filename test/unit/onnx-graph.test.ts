@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../config/paths';
-import { listGraph, LOGITS_FROM, patchWhisperDecoder, patchWhisperEncoder, roundTripModel } from '../../worker/onnx-graph';
+import { listGraph, LOGITS_FROM, patchWhisperDecoder, patchWhisperEncoder, roundTripModel, SELF_MASK, TOKEN_POSITIONS } from '../../worker/onnx-graph';
+import { treeLayout } from '../../worker/whisper';
 import { FULL_FRAMES, logMelSpectrogram, N_MELS } from '../../worker/mel';
 import { loadEvalClip } from './helpers/audio';
 
@@ -193,14 +194,21 @@ describe('patchWhisperDecoder on whisper-tiny', () => {
 
   /**
    * The merged decoder's feeds: the uncached branch without `cross`, else the cached one from an empty
-   * self-attention cache; logits from position `logitsFrom` when given (the patched decoder's input).
+   * self-attention cache; logits from position `logitsFrom` when given (with the patched decoder's
+   * other inputs: a causal mask and positions).
    */
   function feeds(cross: Record<string, ort.Tensor> | null, logitsFrom?: number): Record<string, ort.Tensor> {
+    const { mask, positions } = treeLayout(0, ids.length);
+    const patched = {
+      [LOGITS_FROM]: new ort.Tensor('int64', BigInt64Array.from([BigInt(logitsFrom ?? 0)]), [1]),
+      [SELF_MASK]: new ort.Tensor('float32', mask, [ids.length, ids.length]),
+      [TOKEN_POSITIONS]: new ort.Tensor('int64', positions, [ids.length]),
+    };
     const f: Record<string, ort.Tensor> = {
       input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, ids.length]),
       encoder_hidden_states: hidden,
       use_cache_branch: new ort.Tensor('bool', new Uint8Array([cross ? 1 : 0]), [1]),
-      ...(logitsFrom === undefined ? {} : { [LOGITS_FROM]: new ort.Tensor('int64', BigInt64Array.from([BigInt(logitsFrom)]), [1]) }),
+      ...(logitsFrom === undefined ? {} : patched),
     };
     for (let l = 0; l < layers; l++) {
       for (const kv of ['key', 'value']) {
