@@ -1,14 +1,11 @@
 import type { CompiledPattern } from '../../src/api/patterns';
 import type { DecodeOptions } from '../decode-window';
-import { applyTimestampRules, logSumExp } from '../logit-rules';
+import { logSumExp } from '../logit-rules';
 import type { WhisperVocabulary } from '../tokenizer';
 import {
-  argmax,
-  closesAtEnd,
   endedWithEot,
   pick,
   releaseSelf,
-  repeatsTail,
   rowAt,
   type EncodedWindow,
   type GeneratedToken,
@@ -18,6 +15,7 @@ import {
 } from '../whisper';
 import { spokenCodes, tokenTable, writtenCodes, type CodeForm, type CodeState, type TokenTable } from './code-forms';
 import { PatternMatcher } from './pattern-matcher';
+import { decodeOn, maskedRows, type DecodedOn, type Framing } from './decode-on';
 import { DEFAULT_STRENGTH } from './phrase-pass';
 import { findPatternSpans, mayBeCodeWord } from './spoken-patterns';
 
@@ -50,8 +48,6 @@ const PLACES_PER_CODE = 1;
 const START_MARGIN = 12;
 /** Words after a possible start within which code material (a digit, a letter name …) must appear. */
 const LOOKAHEAD_WORDS = 3;
-
-type Framing = ReturnType<WhisperModel['framing']>;
 
 /** A place in the current tokens where a code may start: token index, and how much a code start trails the token there. */
 interface Place {
@@ -160,12 +156,7 @@ function candidateStarts(words: readonly Word[], patterns: readonly CompiledPatt
   return starts;
 }
 
-interface Pass {
-  tokens: GeneratedToken[];
-  /** Index just past the code's last token. */
-  codeEnd: number;
-  /** It came to an end (or back to the first pass) rather than looping or running out of tokens. */
-  ended: boolean;
+interface Pass extends DecodedOn {
   /** Its code was spoken with a repeat word (CodeForm.heardRepeat). */
   heardRepeat: boolean;
 }
@@ -226,12 +217,7 @@ async function constrainedPasses<S extends CodeState>(
   const cross = pick(out.past, '.encoder.');
   const self0 = pick(out.past, '.decoder.');
   const writable = (pattern: number) => !only || only.has(pattern);
-  const masked = (row: Float32Array, generated: readonly number[]) => {
-    const r = row.slice();
-    applyTimestampRules(r, generated, v, f.maxTsIndex);
-    opts.adjustLogits?.(r, generated);
-    return { r, z: logSumExp(r, 0, r.length) };
-  };
+  const masked = maskedRows(v, opts, f);
   let live: Hyp<S>[] = [{ self: self0, row: row0, tokens: [], score: 0, match: form.start }];
   // the best finished code of each pattern, and a beam per pattern: several patterns may fit one place
   // ("U891S" and "UA916"), and the likelier code of one must not crowd out every code of another
@@ -283,75 +269,12 @@ async function constrainedPasses<S extends CodeState>(
     release(new Set(finished));
     for (const hyp of finished) {
       held.delete(hyp); // decodeOn disposes the cache it is given
-      passes.push({ ...(await decodeOn(model, encoded, opts, f, prefix, hyp, cross, rest, masked, form.extends)), heardRepeat: form.heardRepeat(hyp.match) });
+      passes.push({ ...(await decodeOn(model, encoded, opts, f, prefix, hyp, cross, rest, form.extends)), heardRepeat: form.heardRepeat(hyp.match) });
     }
   } finally {
     release(new Set());
   }
   return passes;
-}
-
-/** Greedy decoding after a finished code (its first token may not be one of `extendsCode`), rejoining the first pass. */
-async function decodeOn(
-  model: WhisperModel,
-  encoded: EncodedWindow,
-  opts: DecodeOptions,
-  f: Framing,
-  prefix: readonly GeneratedToken[],
-  hyp: Hyp<CodeState>,
-  cross: Past,
-  rest: readonly GeneratedToken[],
-  masked: (row: Float32Array, generated: readonly number[]) => { r: Float32Array; z: number },
-  extendsCode: Uint8Array,
-): Promise<Omit<Pass, 'heardRepeat'>> {
-  const v = model.vocab;
-  const tokens = [...prefix, ...hyp.tokens];
-  const codeEnd = tokens.length;
-  const generated = tokens.map((t) => t.id);
-  let self = hyp.self;
-  let raw = hyp.row;
-  let ended = false;
-  try {
-    while (tokens.length < f.maxTokens) {
-      opts.checkpoint?.();
-      const { r, z } = masked(raw, generated);
-      if (tokens.length === codeEnd) for (let k = 0; k < v.eot; k++) if (extendsCode[k]) r[k] = -Infinity;
-      const id = argmax(r);
-      ended = id === v.eot || r[id] === -Infinity;
-      if (ended) break;
-      tokens.push({ id, logprob: r[id]! - z });
-      generated.push(id);
-      if (repeatsTail(generated.filter((x) => v.isText(x)))) break;
-      ended = closesAtEnd(generated, v, f.maxTsIndex);
-      if (ended) break;
-      const at = rejoin(tokens, codeEnd, rest);
-      if (at >= 0) {
-        tokens.push(...rest.slice(at));
-        ended = true;
-        break;
-      }
-      const stepped = await model.decoderForward([id], { ...self, ...cross }, encoded, { consumePast: false });
-      releaseSelf(self);
-      self = pick(stepped.past, '.decoder.');
-      raw = rowAt(stepped.logits, 0);
-      stepped.logits.dispose();
-    }
-  } finally {
-    releaseSelf(self);
-  }
-  return { tokens, codeEnd, ended };
-}
-
-/**
- * Where the free tokens after a code came back to the first pass's remaining tokens: their last two
- * match two consecutive tokens of `rest`. Returns the index in `rest` to continue from, or -1.
- */
-function rejoin(tokens: readonly GeneratedToken[], codeEnd: number, rest: readonly GeneratedToken[]): number {
-  const n = tokens.length;
-  if (n - codeEnd < 2) return -1;
-  const [a, b] = [tokens[n - 2]!.id, tokens[n - 1]!.id];
-  for (let j = 1; j < rest.length; j++) if (rest[j - 1]!.id === a && rest[j]!.id === b) return j + 1;
-  return -1;
 }
 
 export interface PassTrace {
