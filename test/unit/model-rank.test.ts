@@ -1,0 +1,68 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { decodeWindow } from '../../worker/decode-window';
+import { formIndex, phrasesAfter } from '../../worker/biasing/model-rank';
+import { logSumExp } from '../../worker/logit-rules';
+import { pick, releaseSelf } from '../../worker/whisper';
+import { tinyOnJfk } from './helpers/tiny-on-jfk';
+
+/**
+ * phrasesAfter scores many phrases per decoder run, their tokens laid out as a tree. Each phrase's
+ * log-probability must be what a run over the prefix and that phrase alone gives (real whisper-tiny).
+ */
+const loaded = tinyOnJfk();
+
+/** Each of the phrase's tokens' log-probability after `prefix`, by a teacher-forced run over both. */
+async function alone(prefix: readonly number[], ids: readonly number[]): Promise<number[]> {
+  const out = await loaded.model.decoderForward([...prefix, ...ids], null, loaded.clip.encoded, { logitsFrom: prefix.length - 1 });
+  const data = out.logits.data as Float32Array;
+  const size = out.logits.dims[2]!;
+  const logprobs = ids.map((id, i) => data[i * size + id]! - logSumExp(data, i * size, (i + 1) * size));
+  out.logits.dispose();
+  releaseSelf(out.past);
+  return logprobs;
+}
+
+const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
+
+describe('phrasesAfter (real whisper-tiny)', () => {
+  let prefix: number[];
+  /** phrasesAfter at the place of " country" in "ask not what your country can do for you". */
+  async function heardAtCountry(phrases: readonly string[]) {
+    const run = await loaded.model.decoderForward(prefix.slice(0, -1), null, loaded.clip.encoded, { logitsFrom: prefix.length - 2 });
+    run.logits.dispose();
+    return phrasesAfter(loaded.model, loaded.clip.encoded, pick(run.past, '.decoder.'), pick(run.past, '.encoder.'), prefix[prefix.length - 1]!, formIndex(loaded.model.vocab, phrases), { floor: -Infinity });
+  }
+
+  beforeAll(async () => {
+    const opts = { language: 'en', wantAttention: false, audioSeconds: loaded.clip.seconds };
+    const ids = (await decodeWindow(loaded.model, loaded.clip.encoded, opts)).tokens.map((t) => t.id);
+    const at = ids.findIndex((id) => loaded.model.vocab.isText(id) && loaded.model.vocab.decode([id]) === ' country');
+    expect(at).toBeGreaterThan(0);
+    prefix = [...loaded.model.framing(loaded.clip.encoded, opts).prompt, ...ids.slice(0, at)];
+  }, 120_000);
+
+  const phrases = ['Countryman Gazette', 'country can do', 'county fair', 'nation', 'ComfyUI', 'count'];
+
+  it('ranks the spoken words first, and scores a likely token as a run over the phrase alone does', async () => {
+    const heard = await heardAtCountry(phrases);
+    expect(heard[0]!.phrase).toBe('country can do');
+    expect(heard.map((h) => loaded.model.vocab.decode(h.ids))).toEqual(expect.arrayContaining([' Country can do', ' county fair', ' Countryman Gazette']));
+    for (const h of heard) {
+      const expected = await alone(prefix, h.ids);
+      expect(h.logprob).toBeCloseTo(sum(h.logprobs), 5);
+      // runs of other shapes quantize activations otherwise: unlikely tokens differ by up to 2 nats
+      // (" Countryman Gazette"), likely ones hardly (" can" after " Country")
+      h.logprobs.forEach((lp, i) => expected[i]! > -1 && expect(Math.abs(lp - expected[i]!)).toBeLessThan(0.2));
+      expect(Math.abs(h.logprob - sum(expected))).toBeLessThan(3);
+    }
+  }, 300_000);
+
+  it('scores a phrase the same whatever other phrases share its tree: each token sees only its own', async () => {
+    const together = await heardAtCountry(phrases);
+    for (const phrase of ['county fair', 'Countryman Gazette']) {
+      const [single] = await heardAtCountry([phrase]);
+      const same = together.find((h) => h.ids.join() === single!.ids.join())!;
+      single!.logprobs.forEach((lp, i) => expect(Math.abs(lp - same.logprobs[i]!)).toBeLessThan(0.3));
+    }
+  }, 300_000);
+});
