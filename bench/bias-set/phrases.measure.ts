@@ -76,7 +76,7 @@ it('phrase biasing: recall, WER, false insertions', async () => {
               return at ? `${g} over "${at.replaced}" sim ${at.match.sim.toFixed(2)} lp ${at.replacedLogprob.toFixed(2)}` : g;
             });
             const lost = c.lost.length > 0 ? `, lost ${c.lost.join(', ')}` : '';
-            compared += ` [${c.how}: ${heard.join(', ')}${lost}: cost ${c.costPerPhrase.toFixed(1)}/phrase vs credit ${plan.credit.toFixed(2)}; biased: ${c.biasedText.trim()}]`;
+            compared += ` [${c.how}: ${heard.join(', ')}${lost}: cost ${c.costPerPhrase.toFixed(1)}/phrase vs credit ${c.credit.toFixed(2)}; biased: ${c.biasedText.trim()}]`;
           })
         : first;
       const text = textOf(gen);

@@ -1,9 +1,10 @@
 import { isSilence, type DecodeOptions } from '../decode-window';
 import { endedWithEot, repeatsTail, type EncodedWindow, type Generation, type GenerateOptions, type PromptRun, type WhisperModel } from '../whisper';
+import { phrasesHeard, writtenIn, type Heard } from './model-rank';
 import { createBiasProcessor } from './processor';
 import { MAX_PROMPT_PHRASES, phrasePrompt, promptForPhrases } from './prompt';
 import { rankPhrases } from './shortlist';
-import { passWords, sameSoundPhrases, splicePhrase, unsureStretches, type PassWords, type Splice } from './splice';
+import { meanLogprob, passWords, sameSoundPhrases, splicePhrase, unsureStretches, type PassWords, type Splice } from './splice';
 
 /** The default bias_strength (spec 4.3). */
 export const DEFAULT_STRENGTH = 0.45;
@@ -91,6 +92,8 @@ export interface PhraseComparison {
   lost: string[];
   /** How much less likely the biased pass is, per phrase it gained, without the phrase prompt. */
   costPerPhrase: number;
+  /** The credit per phrase it gained (less for a phrase only the model's ranking found). */
+  credit: number;
   biasedText: string;
   /** Where the candidate came from: a biased pass, or a splice of one phrase into the best so far. */
   how: string;
@@ -102,12 +105,16 @@ export interface PhraseComparison {
  *    as many as fit a short prompt, after any that sound the same as words it split apart ("play
  *    right" for "Playwright", splice.ts sameSoundPhrases); a pass sure of every word with no such
  *    phrase gets no second look (most windows of speech that holds no listed phrase end here, at no cost);
- * 2. splices: each is written in place of the unsure (or same-sounding) words that sound like it
+ * 2. where the pass was unsure, the model itself is asked which listed phrase it hears at each token of
+ *    an unsure word and of the word before it (model-rank.ts): the likeliest is written in there and
+ *    decoded on until the decoding rejoins the pass. This finds names whose spelling is nothing like what
+ *    the pass wrote ("cousin's here to" → "cousin Saoirse"), for a lower credit (HEARD_CREDIT_SHARE);
+ * 3. splices: each is written in place of the unsure (or same-sounding) words that sound like it
  *    (splice.ts); a pass sure of every word stops here;
- * 3. proposals: the window is decoded again with them as Whisper's previous-text prompt, boosting
+ * 4. proposals: the window is decoded again with them as Whisper's previous-text prompt, boosting
  *    tokens that extend a listed phrase (processor.ts: an abandoned partial match gives its boost
  *    back), once per proposal strength;
- * 4. every candidate that holds listed phrases the first pass did not is scored by the model without
+ * 5. every candidate that holds listed phrases the first pass did not is scored by the model without
  *    the phrase prompt; the likeliest wins, each candidate credited `credit` per phrase it gained and
  *    debited as much per listed phrase of the first pass it lost.
  * The prompt and the boost, which on their own insert names and change style, only propose.
@@ -129,9 +136,11 @@ export async function decodeWithPhrases(
   if (!unsure && sameSound.length === 0) return first;
   const ranked = unsure ? rankPhrases(unsure, phrases, CREDIT_MIN_SIM, MAX_PROMPT_PHRASES) : [];
   const candidates = phrasePrompt(vocab, [...new Set([...sameSound, ...ranked])]).phrases;
-  if (candidates.length === 0) return first;
+  if (candidates.length === 0 && !unsure) return first;
   const frame = { language: opts.language, ...(opts.promptIds ? { promptIds: opts.promptIds } : {}) };
   const judge = new Judge(model, encoded, frame, first, heard, candidates, heldPhrases(textOf(model, first), phrases), new Set(sameSound), plan.credit, onCompare);
+  if (unsure) await weighHeard(judge, encoded, opts, first, unsurePlaces(heard), phrases, plan.credit * HEARD_CREDIT_SHARE);
+  if (candidates.length === 0) return judge.best === first || !opts.wantAttention ? judge.best : withAttention(model, encoded, opts, judge.best);
   // the likeliest last in the prompt: nearest the transcript it steers
   const promptIds = [...(opts.promptIds ?? []), ...promptForPhrases(vocab, [...candidates].reverse())];
   // decoded without attention: only a winning proposal is aligned, once, below
@@ -174,7 +183,7 @@ async function withAttention(model: WhisperModel, encoded: EncodedWindow, framin
   return { ...best, attention: await model.attentionRows(encoded, f.prompt, bestIds, endedWithEot(bestIds, model.vocab, f)) };
 }
 
-const ids = (gen: Generation) => gen.tokens.map((t) => t.id);
+const ids = (gen: Pick<Generation, 'tokens'>) => gen.tokens.map((t) => t.id);
 
 /** What a candidate gained and lost against the first pass (Judge.balance). */
 interface PhraseBalance {
@@ -192,8 +201,11 @@ class Judge {
   /** The best's per-target log-probabilities (a splice is scored from where it leaves them); null while the best is the first pass. */
   private bestLogprobs: number[] | null = null;
   private readonly firstText: string;
-  /** The phrases that may earn credit: those whose look-alike words in the first pass it was unsure of, or split apart. */
-  private readonly creditable: readonly string[];
+  /**
+   * The phrases that may earn credit, and how much: those whose look-alike words in the first pass it was
+   * unsure of, or split apart, the full credit; those the model heard where it was unsure (admit) less.
+   */
+  private readonly creditable = new Map<string, number>();
 
   constructor(
     readonly model: WhisperModel,
@@ -211,11 +223,15 @@ class Judge {
   ) {
     this.best = first;
     this.firstText = textOf(model, first);
-    this.creditable = phrases.filter((p) => {
-      if (sameSound.has(p)) return true;
-      const heard = splicePhrase(model.vocab, firstWords, p, CREDIT_MIN_SIM);
-      return heard !== null && heard.replacedLogprob < UNSURE;
-    });
+    for (const p of phrases) {
+      const heard = sameSound.has(p) ? null : splicePhrase(model.vocab, firstWords, p, CREDIT_MIN_SIM);
+      if (sameSound.has(p) || (heard !== null && heard.replacedLogprob < UNSURE)) this.creditable.set(p, credit);
+    }
+  }
+
+  /** Lets `phrase` earn `credit` where it would earn none. */
+  admit(phrase: string, credit: number): void {
+    if (!this.creditable.has(phrase)) this.creditable.set(phrase, credit);
   }
 
   /**
@@ -224,7 +240,7 @@ class Judge {
    */
   balance(candidate: Generation): PhraseBalance {
     const text = textOf(this.model, candidate);
-    return { gained: phrasesGained(this.firstText, text, this.creditable), lost: this.held.length === 0 ? [] : phrasesLost(this.firstText, text, this.held) };
+    return { gained: phrasesGained(this.firstText, text, [...this.creditable.keys()]), lost: this.held.length === 0 ? [] : phrasesLost(this.firstText, text, this.held) };
   }
 
   /**
@@ -241,7 +257,7 @@ class Judge {
 
   /** A candidate's log-probability with the credit for the phrases it gained and lost: once per phrase, however often. */
   credited(score: number, { gained, lost }: PhraseBalance): number {
-    return score + this.credit * (gained.length - lost.length);
+    return score + sum(gained.map((p) => this.creditable.get(p)!)) - this.credit * lost.length;
   }
 
   /** What `splice` into the best so far is denied of its credit, its predecessors' splices included. */
@@ -261,12 +277,18 @@ class Judge {
     this.bestScore ??= firstScore;
     logprobs ??= await this.model.tokenLogprobs(this.encoded, this.frame, ids(candidate));
     const score = sum(logprobs);
-    this.onCompare?.({ ...balance, costPerPhrase: (firstScore - score) / balance.gained.length, biasedText: textOf(this.model, candidate), how });
+    const credit = sum(balance.gained.map((p) => this.creditable.get(p)!)) / balance.gained.length;
+    this.onCompare?.({ ...balance, costPerPhrase: (firstScore - score) / balance.gained.length, credit, biasedText: textOf(this.model, candidate), how });
     // a pass that repeats a name must not earn credit by it
     const credited = this.credited(score, balance) - withheld;
     if (credited <= this.bestScore) return false;
     [this.best, this.bestScore, this.bestWithheld, this.bestLogprobs] = [candidate, credited, withheld, logprobs];
     return true;
+  }
+
+  /** The credited score a candidate must beat to be kept. */
+  async bar(): Promise<number> {
+    return this.bestScore ?? sum(await this.firstLogprobsKnown());
   }
 
   /** The first pass's per-target log-probabilities without the phrase prompt, scored on first use. */
@@ -293,6 +315,77 @@ class Judge {
 }
 
 const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
+
+/**
+ * The share of the credit a phrase earns that only the model's own ranking found (model-rank.ts), not its
+ * spelling: such candidates also find names over unrelated words (bench/bias-set/README.md).
+ */
+const HEARD_CREDIT_SHARE = 11 / 24;
+
+/** Phrases the model heard that are written in per place, the likeliest first. */
+const HEARD_PER_PLACE = 1;
+
+/**
+ * Token indices where the model is asked which listed phrase it hears: each token of an unsure word and
+ * of the word before it. Not only word starts: base wrote "cousin's here to" for "cousin Saoirse studies".
+ */
+export function unsurePlaces(pass: PassWords): number[] {
+  const places = new Set<number>();
+  pass.words.forEach((w, i) => {
+    if (meanLogprob(pass.tokens, w.start, w.end) >= UNSURE) return;
+    for (let t = i > 0 ? pass.words[i - 1]!.start : w.start; t < w.end; t++) places.add(t);
+  });
+  return [...places].sort((a, b) => a - b);
+}
+
+/**
+ * Where token `place` of the first pass is in `best`, a candidate that changed one stretch of it: the
+ * same index before the stretch, shifted after it; null inside it.
+ */
+export function placeIn(first: Pick<Generation, 'tokens'>, best: Pick<Generation, 'tokens'>, place: number): number | null {
+  const [a, b] = [ids(first), ids(best)];
+  let same = 0;
+  while (same < a.length && same < b.length && a[same] === b[same]) same++;
+  if (place <= same) return place;
+  let tail = 0;
+  while (tail < a.length - same && tail < b.length - same && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  return place >= a.length - tail ? place + b.length - a.length : null;
+}
+
+/**
+ * Rounds of the phrases the model itself hears at `places` of the first pass (model-rank.ts), each
+ * written into the best transcription so far, the likeliest weighed, until one keeps nothing or
+ * SPLICE_ROUNDS are kept. A phrase found only this way earns `credit` (less than one whose spelling is
+ * like the words it replaces). A written-in phrase that cannot beat the best is not tried again.
+ */
+async function weighHeard(judge: Judge, encoded: EncodedWindow, opts: DecodeOptions, first: Generation, places: readonly number[], phrases: readonly string[], credit: number): Promise<void> {
+  const model = judge.model;
+  const heardAt = await phrasesHeard(model, encoded, opts, first.tokens, places, phrases, HEARD_PER_PLACE);
+  let pending = [...heardAt].flatMap(([place, heard]) => heard.map((h) => ({ place, heard: h })));
+  for (const { heard } of pending) judge.admit(heard.phrase, credit);
+  for (let round = 0; round < SPLICE_ROUNDS && pending.length > 0; round++) {
+    const best = judge.best;
+    const bar = await judge.bar();
+    const bestText = textOf(model, best);
+    const promising: typeof pending = [];
+    let top: { gen: Generation; logprobs: number[]; credited: number; heard: Heard; how: string } | null = null;
+    for (const item of pending) {
+      opts.checkpoint?.();
+      const at = placeIn(first, best, item.place);
+      // a phrase the transcription holds already: written again, it would be credited for a repeat
+      if (occurrences(bestText, item.heard.phrase) > 0 || at === null) continue;
+      const tokens = await writtenIn(model, encoded, opts, best.tokens, at, item.heard);
+      if (!tokens) continue;
+      const { gen, logprobs } = await judge.scored(ids({ tokens }));
+      const credited = judge.credited(sum(logprobs), judge.balance(gen));
+      if (credited <= bar || !judge.coversAsMuch(gen)) continue;
+      promising.push(item);
+      if (!top || credited > top.credited) top = { gen, logprobs, credited, heard: item.heard, how: `heard at token ${at} (${item.heard.logprob.toFixed(1)})` };
+    }
+    if (!top || !(await judge.weigh(top.gen, top.how, top.logprobs))) return;
+    pending = promising.filter((item) => item.heard !== top.heard);
+  }
+}
 
 /** Splice rounds until one keeps nothing, or SPLICE_ROUNDS are kept. */
 async function spliceRounds(judge: Judge, phrases: readonly string[], checkpoint?: () => void): Promise<void> {

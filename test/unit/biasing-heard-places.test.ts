@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { placeIn, unsurePlaces } from '../../worker/biasing/phrase-pass';
+import { passWords } from '../../worker/biasing/splice';
+import { WhisperVocabulary } from '../../worker/tokenizer';
+
+describe('where the model is asked which listed phrase it hears (real whisper-tiny tokenizer)', () => {
+  const dir = 'public/models/whisper-tiny';
+  const json = (f: string) => JSON.parse(readFileSync(`${dir}/${f}`, 'utf8'));
+  const vocab = new WhisperVocabulary(json('tokenizer.json'), json('tokenizer_config.json'), json('generation_config.json'));
+  const ts = vocab.timestampBegin;
+  /** A pass: a timestamp, then each word's tokens with that word's logprob. */
+  const pass = (words: [string, number][]) => [{ id: ts, logprob: 0 }, ...words.flatMap(([w, lp]) => vocab.encode(w).map((id) => ({ id, logprob: lp })))];
+
+  it('asks at every token of an unsure word and of the word before it, nowhere else', () => {
+    const tokens = pass([[' My', -0.1], [" cousin's", -0.2], [' here', -1.9], [' to', -0.1], [' study', -0.1]]);
+    const places = unsurePlaces(passWords(vocab, tokens));
+    const text = places.map((p) => vocab.decode([tokens[p]!.id]));
+    // "cousin's" is two tokens: the name may begin after " cousin"
+    expect(text).toEqual([' cousin', "'s", ' here']);
+    expect(unsurePlaces(passWords(vocab, pass([[' All', -0.1], [' sure', -0.3]])))).toEqual([]);
+  });
+
+  it('finds a place of the first pass in a candidate that changed one stretch of it', () => {
+    const tokens = pass([[' a', 0], [' b', 0], [' c', 0], [' d', 0], [' e', 0]]);
+    const first = { tokens };
+    // " c" written as two tokens
+    const best = { tokens: [...tokens.slice(0, 3), ...pass([[' x', 0], [' y', 0]]).slice(1), ...tokens.slice(4)] };
+    expect(placeIn(first, best, 1)).toBe(1);
+    expect(placeIn(first, best, 3)).toBe(3);
+    expect(placeIn(first, best, 4)).toBe(5);
+    expect(placeIn(first, best, 5)).toBe(6);
+    expect(placeIn(first, first, 4)).toBe(4);
+    // inside what changed: no such place
+    const changedTwo = { tokens: [...tokens.slice(0, 2), ...pass([[' x', 0]]).slice(1), ...tokens.slice(4)] };
+    expect(placeIn(first, changedTwo, 3)).toBeNull();
+  });
+});
