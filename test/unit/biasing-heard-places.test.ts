@@ -19,6 +19,10 @@ describe('where the model is asked which listed phrase it hears (real whisper-ti
     // "cousin's" is two tokens: the name may begin after " cousin"
     expect(text).toEqual([' cousin', "'s", ' here']);
     expect(unsurePlaces(passWords(vocab, pass([[' All', -0.1], [' sure', -0.3]])))).toEqual([]);
+    // of many unsure words, the four least sure
+    const many = pass([[' one', -0.7], [' two', -3], [' three', -0.1], [' four', -2], [' five', -0.1], [' six', -1], [' seven', -0.1], [' eight', -4], [' nine', -0.1], [' ten', -0.9]]);
+    const asked = unsurePlaces(passWords(vocab, many)).map((p) => vocab.decode([many[p]!.id]).trim());
+    expect(asked).toEqual(['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight']);
   });
 
   it('finds a place of the first pass in a candidate that changed one stretch of it', () => {

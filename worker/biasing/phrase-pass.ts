@@ -326,15 +326,25 @@ const HEARD_CREDIT_SHARE = 11 / 24;
 const HEARD_PER_PLACE = 1;
 
 /**
+ * Unsure words per window the model is asked about, the least sure first: each costs a few decoder runs
+ * per token (model-rank.ts), and 30 s of meeting speech has dozens of unsure words.
+ */
+const HEARD_WORDS = 4;
+
+/**
  * Token indices where the model is asked which listed phrase it hears: each token of an unsure word and
- * of the word before it. Not only word starts: base wrote "cousin's here to" for "cousin Saoirse studies".
+ * of the word before it, for the HEARD_WORDS least sure words. Not only word starts: base wrote
+ * "cousin's here to" for "cousin Saoirse studies".
  */
 export function unsurePlaces(pass: PassWords): number[] {
+  const sureness = pass.words.map((w) => meanLogprob(pass.tokens, w.start, w.end));
+  const unsure = pass.words
+    .map((_, i) => i)
+    .filter((i) => sureness[i]! < UNSURE)
+    .sort((a, b) => sureness[a]! - sureness[b]!)
+    .slice(0, HEARD_WORDS);
   const places = new Set<number>();
-  pass.words.forEach((w, i) => {
-    if (meanLogprob(pass.tokens, w.start, w.end) >= UNSURE) return;
-    for (let t = i > 0 ? pass.words[i - 1]!.start : w.start; t < w.end; t++) places.add(t);
-  });
+  for (const i of unsure) for (let t = i > 0 ? pass.words[i - 1]!.start : pass.words[i]!.start; t < pass.words[i]!.end; t++) places.add(t);
   return [...places].sort((a, b) => a - b);
 }
 
