@@ -27,12 +27,14 @@ export function formIndex(vocab: BiasVocabulary, phrases: readonly string[]): Fo
   if (!lists) formIndexes.set(vocab, (lists = recentLists<FormIndex>(4)));
   return lists(phrases, () => {
     const index = new Map<number, Form[]>();
+    const seen = new Set<string>();
     for (const phrase of phrases) {
       for (const form of spacedForms(phrase)) {
         const ids = vocab.encode(form);
-        if (ids.length === 0 || ids.some((id) => id >= vocab.eot)) continue;
+        if (ids.length === 0 || ids.some((id) => id >= vocab.eot) || seen.has(ids.join())) continue;
+        seen.add(ids.join());
         const forms = index.get(ids[0]!) ?? [];
-        if (!forms.some((f) => f.ids.join() === ids.join())) forms.push({ phrase, ids });
+        forms.push({ phrase, ids });
         index.set(ids[0]!, forms);
       }
     }
