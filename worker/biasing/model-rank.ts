@@ -54,7 +54,7 @@ const FIRST_TOKEN_FLOOR = -12;
  * words mostly -18 to -40. Each token a partial form is extended by costs a row over the vocabulary, so
  * the floor, more than the list, sets what hearing costs (a place where nothing is heard costs most).
  */
-const HEARD_FLOOR = -16;
+export const HEARD_FLOOR = -16;
 
 /**
  * First tokens whose forms are extended per place, the likeliest: bounds a long list's work where many
@@ -184,8 +184,8 @@ export async function phrasesAfter(model: WhisperModel, encoded: EncodedWindow, 
 }
 
 /**
- * At each of `places` (token indices of `tokens`, a decoded pass), the `count` listed phrases the model
- * finds likeliest there (phrasesAfter), leaving out a phrase the pass already wrote there.
+ * At each of `places` (token indices of `tokens`, a decoded pass), the listed phrases the model finds
+ * likeliest there (phrasesAfter, as `hear` says), leaving out a phrase the pass already wrote there.
  */
 export async function phrasesHeard(
   model: WhisperModel,
@@ -194,7 +194,7 @@ export async function phrasesHeard(
   tokens: readonly GeneratedToken[],
   places: readonly number[],
   phrases: readonly string[],
-  count: number,
+  hear: Omit<HearOptions, 'written'>,
 ): Promise<Map<number, Heard[]>> {
   const out = new Map<number, Heard[]>();
   if (places.length === 0) return out;
@@ -209,7 +209,7 @@ export async function phrasesHeard(
     for (const place of places) {
       opts.checkpoint?.();
       const at = prompt.length + place;
-      out.set(place, await phrasesAfter(model, encoded, model.selfPrefix(run.past, at - 1), cross, ids[at - 1]!, index, { count, written: ids.slice(at) }));
+      out.set(place, await phrasesAfter(model, encoded, model.selfPrefix(run.past, at - 1), cross, ids[at - 1]!, index, { ...hear, written: ids.slice(at) }));
     }
   } finally {
     releaseSelf(run.past);

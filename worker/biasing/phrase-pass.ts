@@ -1,6 +1,7 @@
 import { isSilence, type DecodeOptions } from '../decode-window';
 import { endedWithEot, repeatsTail, type EncodedWindow, type Generation, type GenerateOptions, type PromptRun, type WhisperModel } from '../whisper';
-import { phrasesHeard, writtenIn, type Heard } from './model-rank';
+import { PARAM_LIMITS } from '../../src/api/params';
+import { HEARD_FLOOR, phrasesHeard, writtenIn, type Heard } from './model-rank';
 import { createBiasProcessor } from './processor';
 import { MAX_PROMPT_PHRASES, phrasePrompt, promptForPhrases } from './prompt';
 import { rankPhrases } from './shortlist';
@@ -344,6 +345,17 @@ const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
  */
 const HEARD_CREDIT_SHARE = 11 / 24;
 
+/**
+ * What hearing a phrase among `count` listed ones needs beyond what it needs among the inline limit's
+ * 250, which the heard credit and floor were set on (bench/bias-set): a name among N is a priori N/250
+ * times less likely to be the one spoken, so the model must find it likelier by ln(N/250) nats, and its
+ * credit is less by as much. Without it, tiny wrote two of a custom model's 10,000 made-up names into
+ * meeting speech ("My name is Drugal" for "My name is Andrew, we're here"), and hearing was slower.
+ */
+export function listSurcharge(count: number): number {
+  return Math.log(Math.max(1, count / PARAM_LIMITS.phrases));
+}
+
 /** Phrases the model heard that are written in per place, the likeliest first. */
 const HEARD_PER_PLACE = 1;
 
@@ -394,17 +406,19 @@ export function placeIn(first: Pick<Generation, 'tokens'>, best: Pick<Generation
 /**
  * Rounds of the phrases the model itself hears at `places` of the first pass (model-rank.ts), each
  * written into the best transcription so far, the likeliest weighed, until one keeps nothing or
- * SPLICE_ROUNDS are kept. The phrase written in earns `credit`, less than the full credit, unless it was
- * written over the words it is spelt like. A written-in phrase that cannot beat the best is not tried again.
+ * SPLICE_ROUNDS are kept. The phrase written in earns `credit` (less the list's surcharge), less than the
+ * full credit, unless it was written over the words it is spelt like. A written-in phrase that cannot beat the best is not tried again.
  */
 async function weighHeard(judge: Judge, encoded: EncodedWindow, opts: DecodeOptions, first: Generation, places: readonly number[], phrases: readonly string[], credit: number): Promise<void> {
   const model = judge.model;
-  const heardAt = await phrasesHeard(model, encoded, opts, first.tokens, places, phrases, HEARD_PER_PLACE);
+  const surcharge = listSurcharge(phrases.length);
+  const heardAt = await phrasesHeard(model, encoded, opts, first.tokens, places, phrases, { count: HEARD_PER_PLACE, floor: HEARD_FLOOR + surcharge });
+  const earned = credit - surcharge;
   let pending = [...heardAt]
     .flatMap(([place, heard]) => heard.map((h) => ({ place, heard: h })))
     .sort((a, b) => b.heard.logprob - a.heard.logprob)
     .slice(0, HEARD_WRITTEN);
-  for (const { heard } of pending) judge.admit(heard.phrase, credit);
+  for (const { heard } of pending) judge.admit(heard.phrase, earned);
   for (let round = 0; round < SPLICE_ROUNDS && pending.length > 0; round++) {
     const best = judge.best;
     const bar = await judge.bar();
@@ -419,7 +433,7 @@ async function weighHeard(judge: Judge, encoded: EncodedWindow, opts: DecodeOpti
       const tokens = await writtenIn(model, encoded, opts, best.tokens, at, item.heard);
       if (!tokens) continue;
       const { gen, logprobs } = await judge.scored(ids({ tokens }));
-      const withheld = judge.heardWithheld(item.heard.phrase, item.place, credit);
+      const withheld = judge.heardWithheld(item.heard.phrase, item.place, earned);
       const credited = judge.credited(sum(logprobs), judge.balance(gen)) - withheld;
       if (credited <= bar || !judge.coversAsMuch(gen)) continue;
       promising.push(item);
