@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { placeIn, unsurePlaces } from '../../worker/biasing/phrase-pass';
+import { listSurcharge, placeIn, unsurePlaces } from '../../worker/biasing/phrase-pass';
 import { passWords } from '../../worker/biasing/splice';
 import { WhisperVocabulary } from '../../worker/tokenizer';
 
@@ -38,5 +38,12 @@ describe('where the model is asked which listed phrase it hears (real whisper-ti
     // inside what changed: no such place
     const changedTwo = { tokens: [...tokens.slice(0, 2), ...pass([[' x', 0]]).slice(1), ...tokens.slice(4)] };
     expect(placeIn(first, changedTwo, 3)).toBeNull();
+  });
+
+  it('asks more of a phrase heard among more than the inline limit of 250, by the log of how many more', () => {
+    expect(listSurcharge(1)).toBe(0);
+    expect(listSurcharge(250)).toBe(0);
+    expect(listSurcharge(10_000)).toBeCloseTo(Math.log(40), 9);
+    expect(listSurcharge(1_000)).toBeLessThan(listSurcharge(10_000));
   });
 });
