@@ -349,8 +349,8 @@ const HEARD_CREDIT_SHARE = 11 / 24;
  * What hearing a phrase among `count` listed ones needs beyond what it needs among the inline limit's
  * 250, which the heard credit and floor were set on (bench/bias-set): a name among N is a priori N/250
  * times less likely to be the one spoken, so the model must find it likelier by ln(N/250) nats, and its
- * credit is less by as much. Without it, tiny wrote two of a custom model's 10,000 made-up names into
- * meeting speech ("My name is Drugal" for "My name is Andrew, we're here"), and hearing was slower.
+ * credit is less by as much. With 10,000 made-up names listed, tiny wrote 9 of them into 591 s of
+ * unrelated speech without it ("My name is Drugal" for "My name is Andrew, we're here"), 2 with it.
  */
 export function listSurcharge(count: number): number {
   return Math.log(Math.max(1, count / PARAM_LIMITS.phrases));
@@ -407,7 +407,8 @@ export function placeIn(first: Pick<Generation, 'tokens'>, best: Pick<Generation
  * Rounds of the phrases the model itself hears at `places` of the first pass (model-rank.ts), each
  * written into the best transcription so far, the likeliest weighed, until one keeps nothing or
  * SPLICE_ROUNDS are kept. The phrase written in earns `credit` (less the list's surcharge), less than the
- * full credit, unless it was written over the words it is spelt like. A written-in phrase that cannot beat the best is not tried again.
+ * full credit, unless it was written over the words it is spelt like. A written-in phrase that cannot
+ * beat the best is not tried again.
  */
 async function weighHeard(judge: Judge, encoded: EncodedWindow, opts: DecodeOptions, first: Generation, places: readonly number[], phrases: readonly string[], credit: number): Promise<void> {
   const model = judge.model;
