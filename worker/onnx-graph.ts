@@ -566,7 +566,8 @@ function deadNodes(nodes: NodeView[], keptOutputs: Set<string>): NodeView[] {
   return dead;
 }
 
-const CAUSAL = '/localscribe/causal';
+/** Prefix of every name patchWhisperDecoder adds to the graph. */
+const PATCH = '/localscribe/patch';
 
 /** The decoder input added by patchWhisperDecoder: the first position whose logits are computed. */
 export const LOGITS_FROM = 'logits_from';
@@ -599,7 +600,7 @@ export function patchWhisperDecoder(model: Uint8Array): Uint8Array {
   const pastKey = 'past_key_values.0.decoder.key';
   if (!inputNames.includes('input_ids') || !inputNames.includes(pastKey)) throw new Error(`Not a Whisper merged decoder: inputs input_ids and ${pastKey} not found`);
 
-  const name = (part: string) => `${CAUSAL}/${part}`;
+  const name = (part: string) => `${PATCH}/${part}`;
   const initializers = [encodeInt64Initializer(name('end'), [Number.MAX_SAFE_INTEGER]), encodeInt64Initializer(name('axis'), [1])];
 
   let masked = 0;
@@ -621,32 +622,32 @@ export function patchWhisperDecoder(model: Uint8Array): Uint8Array {
   const isPositionSlice = (node: NodeView) => node.opType === 'Slice' && node.name === '/model/decoder/embed_positions/Slice';
   const patchedBranch = (branch: Field[], cached: boolean): Chunks => {
     // what computed the sliced positions' bounds is left with no use once the slice is a Gather
-    const views = branch.filter((f) => f.num === GRAPH.node).map(viewNode);
+    const views = new Map(branch.filter((f) => f.num === GRAPH.node).map((f) => [f, viewNode(f)]));
     const outputs = new Set(branch.filter((f) => f.num === GRAPH.output).map((f) => viewValueInfo(f).name));
-    const after = views.map((n) => (cached && isPositionSlice(n) ? { ...n, inputs: [n.inputs[0]!, TOKEN_POSITIONS] } : n));
+    const after = [...views.values()].map((n) => (cached && isPositionSlice(n) ? { ...n, inputs: [n.inputs[0]!, TOKEN_POSITIONS] } : n));
     const unused = new Set(deadNodes(after, outputs).map((n) => n.field));
     const out = new Chunks();
     for (const f of branch) {
-      if (f.num !== GRAPH.node) {
+      const node = views.get(f);
+      if (!node) {
         out.push(f.bytes);
         continue;
       }
-      const node = viewNode(f);
       if (unused.has(f)) continue;
       if (cached && node.opType === 'Softmax' && /\/self_attn\/Softmax$/.test(node.name)) {
         const scores = node.inputs[0]!;
-        const maskedScores = `${scores}${CAUSAL}`;
-        out.message(GRAPH.node, encodeNode('Add', `${node.name}${CAUSAL}`, [scores, SELF_MASK], [maskedScores]));
+        const maskedScores = `${scores}${PATCH}`;
+        out.message(GRAPH.node, encodeNode('Add', `${node.name}${PATCH}`, [scores, SELF_MASK], [maskedScores]));
         out.message(GRAPH.node, renameNodeInput(node, scores, maskedScores));
         masked++;
       } else if (cached && isPositionSlice(node)) {
         // rows past..past+new of the positional embedding, as the export slices them, become rows TOKEN_POSITIONS
-        out.message(GRAPH.node, encodeNode('Gather', `${node.name}${CAUSAL}`, [node.inputs[0]!, TOKEN_POSITIONS], [node.outputs[0]!]));
+        out.message(GRAPH.node, encodeNode('Gather', `${node.name}${PATCH}`, [node.inputs[0]!, TOKEN_POSITIONS], [node.outputs[0]!]));
         positioned++;
       } else if (node.outputs[0] === 'logits' && node.opType === 'MatMul') {
         const hidden = node.inputs[0]!;
-        const kept = `${hidden}${CAUSAL}/from`;
-        out.message(GRAPH.node, encodeNode('Slice', `${node.name}${CAUSAL}/Slice`, [hidden, LOGITS_FROM, name('end'), name('axis')], [kept]));
+        const kept = `${hidden}${PATCH}/from`;
+        out.message(GRAPH.node, encodeNode('Slice', `${node.name}${PATCH}/Slice`, [hidden, LOGITS_FROM, name('end'), name('axis')], [kept]));
         out.message(GRAPH.node, renameNodeInput(node, hidden, kept));
         sliced++;
       } else out.push(f.bytes);
