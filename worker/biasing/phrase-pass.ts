@@ -227,12 +227,15 @@ class Judge {
     this.best = first;
     this.firstText = textOf(model, first);
     for (const p of phrases) {
-      const heard = sameSound.has(p) ? null : splicePhrase(model.vocab, firstWords, p, CREDIT_MIN_SIM);
-      if (sameSound.has(p) || (heard !== null && heard.replacedLogprob < UNSURE)) this.creditable.set(p, credit);
-      if (heard !== null && heard.replacedLogprob < UNSURE) {
-        const { start, end } = heard.match;
-        this.lookAlikes.set(p, { from: firstWords.words[Math.max(0, start - 1)]!.start, to: firstWords.words[end - 1]!.end });
+      if (sameSound.has(p)) {
+        this.creditable.set(p, credit);
+        continue;
       }
+      const lookAlike = splicePhrase(model.vocab, firstWords, p, CREDIT_MIN_SIM);
+      if (lookAlike === null || lookAlike.replacedLogprob >= UNSURE) continue;
+      this.creditable.set(p, credit);
+      const { start, end } = lookAlike.match;
+      this.lookAlikes.set(p, { from: firstWords.words[Math.max(0, start - 1)]!.start, to: firstWords.words[end - 1]!.end });
     }
   }
 
