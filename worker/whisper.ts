@@ -57,6 +57,8 @@ export interface GenerateOptions {
   loopRepeats?: number;
   /** A further test of the text tokens so far for a loop (a biased pass reciting its prompt). */
   loops?: (textIds: readonly number[]) => boolean;
+  /** A test of the text tokens so far that ends the pass there, not as a loop (a proposal that can gain nothing more). */
+  until?: (textIds: readonly number[]) => boolean;
 }
 
 /** The q8 Whisper encoder and merged decoder (KV cache), run by onnxruntime-web. */
@@ -173,7 +175,7 @@ export class WhisperModel {
       if (v.isText(id)) textIds.push(id);
       sumLogprob += logprob;
       looped = repeatsTail(textIds, opts.loopRepeats) || (opts.loops?.(textIds) ?? false);
-      if (looped || closesAtEnd(generated, v, maxTsIndex)) break;
+      if (looped || closesAtEnd(generated, v, maxTsIndex) || opts.until?.(textIds)) break;
       // the shared start's cache is extended, not consumed: another pass begins from it too
       step = await this.forward([id], step.past, encoded, opts.wantAttention, step !== shared);
       rowIndex = 0;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { proposalLoopRepeats, recites } from '../../worker/biasing/phrase-pass';
+import { proposalLoopRepeats, recites, settledProposal } from '../../worker/biasing/phrase-pass';
+import { passWords } from '../../worker/biasing/splice';
 import { createBiasProcessor, TOKEN_BOOST } from '../../worker/biasing/processor';
 import { promptForPhrases } from '../../worker/biasing/prompt';
 import { buildPhraseTrie, phraseVariants, TokenTrie } from '../../worker/biasing/trie';
@@ -239,5 +240,37 @@ describe('a proposal saying something twice (phrase-pass.ts proposalLoopRepeats)
     const twice = " We have, in the group. I don't think so. I don't think so.";
     expect(repeatsTail(ids(twice), proposalLoopRepeats(vocab, first))).toBe(false);
     expect(repeatsTail(ids(`${twice} I don't think so.`), proposalLoopRepeats(vocab, first))).toBe(true);
+  });
+});
+
+describe('a proposal back on the first pass for good (phrase-pass.ts settledProposal)', () => {
+  // "Seersha" unsure, every other word sure
+  const first = {
+    tokens: [vocab.timestampBegin, ...ids(' My cousin'), ...ids(' Seersha'), ...ids(' studies marine biology.')].map((id, i, all) => ({
+      id,
+      logprob: i > ids(' My cousin').length && i <= all.length - ids(' studies marine biology.').length - 1 ? -2 : -0.1,
+    })),
+  };
+  const words = passWords(vocab, first.tokens);
+
+  it('stops a proposal that repeated the first pass through its last unsure word and one token on', () => {
+    const until = settledProposal(vocab, first, words, 0, false)!;
+    expect(until(ids(' My cousin Seersha'))).toBe(false);
+    expect(until(ids(' My cousin Seersha studies'))).toBe(true);
+    // a proposal that wrote a name there goes on
+    expect(until(ids(' My cousin Saoirse studies'))).toBe(false);
+  });
+
+  it('waits for the last look-alike of a creditable phrase when it ends later', () => {
+    const end = words.words.find((w) => w.text.trim() === 'marine')!.end;
+    const until = settledProposal(vocab, first, words, end, false)!;
+    expect(until(ids(' My cousin Seersha studies'))).toBe(false);
+    expect(until(ids(' My cousin Seersha studies marine biology'))).toBe(true);
+  });
+
+  it('never stops one where a phrase sounds the same as words the pass split apart, or the pass ends unsure', () => {
+    expect(settledProposal(vocab, first, words, 0, true)).toBeUndefined();
+    const ending = { tokens: first.tokens.map((t, i) => (i >= first.tokens.length - 2 ? { ...t, logprob: -3 } : t)) };
+    expect(settledProposal(vocab, ending, passWords(vocab, ending.tokens), 0, false)).toBeUndefined();
   });
 });
