@@ -1,6 +1,10 @@
+import { readFileSync } from 'node:fs';
+
 /**
  * Made-up product-like names (Vorlaxin, Quendral ...) that occur in no recording, to fill a phrase
- * list up to the 250-phrase limit: the distractors a real list would carry. Deterministic.
+ * list up to the 250-phrase limit: the distractors a real list would carry. Deterministic. A name
+ * that Whisper's vocabulary holds as a whole word after a space ("Nine", "Tofu") is an English word,
+ * not a made-up name, and is left out: among 10,000 names "Nine" was written for a spoken "10".
  */
 export function madeUpPhrases(count: number, seed = 7): string[] {
   const onsets = ['b', 'br', 'c', 'cr', 'd', 'dr', 'f', 'g', 'gr', 'k', 'l', 'm', 'n', 'p', 'pr', 'qu', 'r', 's', 'st', 't', 'tr', 'v', 'z', 'x'];
@@ -12,12 +16,28 @@ export function madeUpPhrases(count: number, seed = 7): string[] {
     // the low bits of a power-of-two LCG cycle quickly; the high ones do not
     return (s >>> 16) % n;
   };
+  const words = wholeWords();
   const out = new Set<string>();
   while (out.size < count) {
     const syllables = 2 + next(2);
     let w = '';
     for (let i = 0; i < syllables; i++) w += onsets[next(onsets.length)]! + vowels[next(vowels.length)]! + codas[next(codas.length)]!;
-    out.add(w[0]!.toUpperCase() + w.slice(1));
+    if (!words.has(w)) out.add(w[0]!.toUpperCase() + w.slice(1));
   }
   return [...out];
+}
+
+let vocabularyWords: Set<string> | null = null;
+
+/**
+ * The words, lower-cased, that Whisper's vocabulary holds whole after a space, as written or capitalised
+ * (" nine", " Lage"); its byte-level BPE marks the space "Ġ". Read from the working directory, as the
+ * measures read the model's files.
+ */
+function wholeWords(): Set<string> {
+  if (!vocabularyWords) {
+    const tokenizer = JSON.parse(readFileSync('public/models/whisper-tiny/tokenizer.json', 'utf8')) as { model: { vocab: Record<string, number> } };
+    vocabularyWords = new Set(Object.keys(tokenizer.model.vocab).flatMap((t) => (/^Ġ[A-Za-z][a-z]+$/.test(t) ? [t.slice(1).toLowerCase()] : [])));
+  }
+  return vocabularyWords;
 }
