@@ -278,14 +278,14 @@ export class WhisperModel {
     encoded: EncodedWindow,
     run: DecoderRunOptions = {},
   ): Promise<{ logits: Tensor; past: Past; attention: Float32Array[] | null }> {
-    const { wantAttention = false, consumePast = true, attentionAt = [ids.length - 1], logitsFrom = 0, parents } = run;
+    const { wantAttention = false, consumePast = true, attentionAt = [ids.length - 1], logitsFrom = 0, parents, sees } = run;
     const { ort, dims } = this;
     if (parents && !past) throw new RangeError('decoderForward(): a tree of tokens needs the cache of the prefix it continues');
     // a window's first run computes its cross-attention cache; every later run begins from it
     const cross = this.crossCaches.get(encoded);
     if (!past && cross) past = { ...this.emptySelf(), ...cross };
     const pastLength = past?.['present.0.decoder.key']?.dims[2] ?? 0;
-    const layout = treeLayout(pastLength, ids.length, parents);
+    const layout = treeLayout(pastLength, ids.length, parents, sees);
     const feeds: Record<string, Tensor> = {
       input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, (x) => BigInt(x)), [1, ids.length]),
       // The cached branch reads cross-attention keys/values from the past, never the hidden states:
@@ -336,21 +336,6 @@ export class WhisperModel {
     return { logits: out['logits']!, past: next, attention };
   }
 
-  /** A copy of the self-attention part of `past` for its first `length` positions: the cache of a shorter prefix. */
-  selfPrefix(past: Past, length: number): Past {
-    const out: Past = {};
-    for (const [name, t] of Object.entries(past)) {
-      if (!name.includes('.decoder.')) continue;
-      const [, heads, seq, headDim] = t.dims as [number, number, number, number];
-      if (length > seq) throw new RangeError(`selfPrefix(): ${length} positions asked of a cache of ${seq}`);
-      const data = t.data as Float32Array;
-      const kept = new Float32Array(heads * length * headDim);
-      for (let h = 0; h < heads; h++) kept.set(data.subarray(h * seq * headDim, (h * seq + length) * headDim), h * length * headDim);
-      out[name] = new this.ort.Tensor('float32', kept, [1, heads, length, headDim]);
-    }
-    return out;
-  }
-
   /** An empty self-attention cache: the start of a run that begins from a window's cross-attention cache. */
   private emptySelf(): Past {
     const past: Past = {};
@@ -395,25 +380,34 @@ export interface DecoderRunOptions {
    * Only for a run with `past`.
    */
   parents?: readonly number[];
+  /**
+   * Per new token with parent -1, how many of `past`'s positions it sees, its descendants alike, and so
+   * its position (default: all): trees after different prefixes of one cache, in one run.
+   */
+  sees?: readonly number[];
 }
 
 /**
- * The self-attention mask and positions of `parents.length` new tokens after `past` cached ones
- * (decoderForward's `parents`; without, each token's parent is the one before it).
+ * The self-attention mask and positions of `count` new tokens after `past` cached ones (decoderForward's
+ * `parents` and `sees`; without parents, each token's parent is the one before it; without sees, a
+ * root sees every cached position).
  */
-export function treeLayout(past: number, count: number, parents?: readonly number[]): { mask: Float32Array; positions: BigInt64Array } {
+export function treeLayout(past: number, count: number, parents?: readonly number[], sees?: readonly number[]): { mask: Float32Array; positions: BigInt64Array } {
   const keys = past + count;
   const mask = new Float32Array(count * keys);
   const positions = new BigInt64Array(count);
   const depth = new Int32Array(count);
+  const seen = new Int32Array(count);
   const parentOf = (k: number) => (parents ? parents[k]! : k - 1);
   for (let i = 0; i < count; i++) {
     const parent = parentOf(i);
     if (parent >= i) throw new RangeError(`treeLayout(): token ${i}'s parent ${parent} does not come before it`);
     depth[i] = parent < 0 ? 1 : depth[parent]! + 1;
-    positions[i] = BigInt(past + depth[i]! - 1);
+    seen[i] = parent < 0 ? (sees?.[i] ?? past) : seen[parent]!;
+    if (!(seen[i]! >= 0 && seen[i]! <= past)) throw new RangeError(`treeLayout(): token ${i} sees ${seen[i]} of ${past} cached positions`);
+    positions[i] = BigInt(seen[i]! + depth[i]! - 1);
     const row = mask.subarray(i * keys, (i + 1) * keys);
-    row.fill(-1e9, past);
+    row.fill(-1e9, seen[i]!);
     for (let a = i; a >= 0; a = parentOf(a)) row[past + a] = 0;
   }
   return { mask, positions };

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeWindow } from '../../worker/decode-window';
-import { formIndex, phrasesAfter } from '../../worker/biasing/model-rank';
+import { formIndex, phrasesAfter, phrasesHeard } from '../../worker/biasing/model-rank';
 import { logSumExp } from '../../worker/logit-rules';
-import { pick, releaseSelf } from '../../worker/whisper';
+import { pick, releaseSelf, treeLayout } from '../../worker/whisper';
 import { tinyOnJfk } from './helpers/tiny-on-jfk';
 
 /**
@@ -65,4 +65,40 @@ describe('phrasesAfter (real whisper-tiny)', () => {
       single!.logprobs.forEach((lp, i) => expect(Math.abs(lp - same.logprobs[i]!)).toBeLessThan(0.3));
     }
   }, 300_000);
+});
+
+describe('phrasesHeard: every place in one run per round (real whisper-tiny)', () => {
+  it('hears at several places together what it hears at each alone', async () => {
+    const opts = { language: 'en', wantAttention: false, audioSeconds: loaded.clip.seconds };
+    const tokens = (await decodeWindow(loaded.model, loaded.clip.encoded, opts)).tokens;
+    const place = (word: string) => tokens.findIndex((t) => loaded.model.vocab.isText(t.id) && loaded.model.vocab.decode([t.id]) === word);
+    const places = [place(' ask'), place(' country'), place(' do')];
+    expect(places.every((p) => p > 0)).toBe(true);
+    const phrases = ['Countryman Gazette', 'country can do', 'ask not', 'Astor', 'doing', 'ComfyUI'];
+    const hear = { count: 2, floor: -30 };
+    const together = await phrasesHeard(loaded.model, loaded.clip.encoded, opts, tokens, places, phrases, hear);
+    for (const p of places) {
+      const alone = (await phrasesHeard(loaded.model, loaded.clip.encoded, opts, tokens, [p], phrases, hear)).get(p)!;
+      const both = together.get(p)!;
+      expect(both.map((h) => h.phrase)).toEqual(alone.map((h) => h.phrase));
+      // runs of other shapes quantize activations otherwise (see above)
+      both.forEach((h, i) => expect(Math.abs(h.logprob - alone[i]!.logprob)).toBeLessThan(0.5));
+    }
+    // each place hears its own next words, not another's
+    expect(together.get(places[1]!)![0]!.phrase).toBe('country can do');
+    expect(together.get(places[0]!)!.map((h) => h.phrase)).toContain('ask not');
+  }, 300_000);
+});
+
+describe('treeLayout with sees (trees after different prefixes of one cache)', () => {
+  it('masks each root to its own prefix of the cache, its descendants alike, and places them after it', () => {
+    // 4 cached positions; token 0 a root seeing 2 of them, token 1 its child, token 2 a root seeing all 4
+    const { mask, positions } = treeLayout(4, 3, [-1, 0, -1], [2, 0, 4]);
+    const row = (i: number) => Array.from(mask.subarray(i * 7, (i + 1) * 7), (x) => (x === 0 ? 1 : 0));
+    expect(row(0)).toEqual([1, 1, 0, 0, 1, 0, 0]);
+    expect(row(1)).toEqual([1, 1, 0, 0, 1, 1, 0]);
+    expect(row(2)).toEqual([1, 1, 1, 1, 0, 0, 1]);
+    expect([...positions]).toEqual([2n, 3n, 4n]);
+    expect(() => treeLayout(4, 1, [-1], [5])).toThrow(RangeError);
+  });
 });

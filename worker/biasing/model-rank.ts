@@ -64,8 +64,9 @@ export const HEARD_FLOOR = -16;
 const FIRST_TOKENS_PER_PLACE = 32;
 
 /**
- * Partial forms extended per decoder run, the likeliest first: each costs a row over the 51,865-token
- * vocabulary (about 6 ms on base, on top of a run's own 30–40 ms).
+ * Partial forms extended per place and decoder run, the likeliest first: each costs a row over the
+ * 51,865-token vocabulary (about 4 ms on tiny, 6 ms on base), a run itself 20–40 ms, paid once for all
+ * places (treeRows).
  */
 const EXTENDED_PER_RUN = 8;
 
@@ -78,50 +79,68 @@ export interface Heard {
   logprob: number;
 }
 
-/** Log-probabilities of the next token after prefixes of a tree, from one decoder run (treeRows). */
+/** Log-probabilities of the next token after prefixes of a place's tree (its root's row: prefix []). */
 interface TreeRows {
   logprob(prefix: readonly number[], token: number): number;
 }
 
+/** A place's tree in a run of treeRows: its root token, how many cached positions it follows, the prefixes whose rows are wanted. */
+interface TreeAt {
+  root: number;
+  sees: number;
+  prefixes: readonly (readonly number[])[];
+}
+
 /**
- * One decoder run after `self` over `prefixes` as a tree of tokens (each sees only its own earlier tokens,
- * WhisperModel.decoderForward's `parents`), their own prefixes included. Only the rows of `prefixes` (and
- * of any prefix below one of them) are projected onto the vocabulary: the shorter ones were scored before.
+ * One decoder run after `self` over the trees of several places (WhisperModel.decoderForward's `parents`
+ * and `sees`: each token sees only its place's prefix of the cache and its own ancestors): each tree is its
+ * root token and its `prefixes` after it. Only the rows of `prefixes` (and of any prefix below one of them)
+ * are projected onto the vocabulary: the shorter ones were scored before. A run's own cost (about 20 ms on
+ * tiny) is paid once for every place, not once per place.
  */
-async function treeRows(model: WhisperModel, encoded: EncodedWindow, self: Past, cross: Past, prefixes: readonly (readonly number[])[]): Promise<TreeRows> {
-  const wanted = new Set(prefixes.map((p) => p.join()));
-  const nodes = new Map<string, { ids: readonly number[]; projected: boolean }>();
-  for (const p of prefixes) {
-    let below = false;
-    for (let d = 1; d <= p.length; d++) {
-      const ids = p.slice(0, d);
-      const key = ids.join();
-      below ||= wanted.has(key);
-      nodes.set(key, { ids, projected: below || (nodes.get(key)?.projected ?? false) });
+async function treeRows(model: WhisperModel, encoded: EncodedWindow, self: Past, cross: Past, trees: readonly TreeAt[]): Promise<TreeRows[]> {
+  type Node = { tree: number; key: string; id: number; depth: number; parent: string | null; projected: boolean };
+  const nodes = new Map<string, Node>();
+  trees.forEach(({ root, prefixes }, tree) => {
+    const wanted = new Set(prefixes.map((p) => p.join()));
+    const rootKey = `${tree}:`;
+    nodes.set(rootKey, { tree, key: rootKey, id: root, depth: 0, parent: null, projected: wanted.has('') });
+    for (const p of prefixes) {
+      let below = wanted.has('');
+      for (let d = 1; d <= p.length; d++) {
+        const key = `${tree}:${p.slice(0, d).join()}`;
+        below ||= wanted.has(p.slice(0, d).join());
+        nodes.set(key, { tree, key, id: p[d - 1]!, depth: d, parent: `${tree}:${p.slice(0, d - 1).join()}`, projected: below || (nodes.get(key)?.projected ?? false) });
+      }
     }
-  }
+  });
   // parents first: the unprojected (none has a projected parent), then the projected, each by depth
-  const order = [...nodes.values()].sort((a, b) => Number(a.projected) - Number(b.projected) || a.ids.length - b.ids.length);
-  const at = new Map(order.map((n, i) => [n.ids.join(), i]));
+  const order = [...nodes.values()].sort((a, b) => Number(a.projected) - Number(b.projected) || a.depth - b.depth);
+  const at = new Map(order.map((n, i) => [n.key, i]));
   const firstRow = order.findIndex((n) => n.projected);
   const run = await model.decoderForward(
-    order.map((n) => n.ids[n.ids.length - 1]!),
+    order.map((n) => n.id),
     { ...self, ...cross },
     encoded,
-    { parents: order.map((n) => (n.ids.length === 1 ? -1 : at.get(n.ids.slice(0, -1).join())!)), consumePast: false, logitsFrom: firstRow },
+    {
+      parents: order.map((n) => (n.parent === null ? -1 : at.get(n.parent)!)),
+      sees: order.map((n) => trees[n.tree]!.sees),
+      consumePast: false,
+      logitsFrom: firstRow,
+    },
   );
   releaseSelf(pick(run.past, '.decoder.'));
   const data = (run.logits.data as Float32Array).slice();
   const size = run.logits.dims[2]!;
   run.logits.dispose();
   const z = new Map<number, number>();
-  return {
+  return trees.map((_, tree) => ({
     logprob(prefix, token) {
-      const row = at.get(prefix.join())! - firstRow;
+      const row = at.get(`${tree}:${prefix.join()}`)! - firstRow;
       if (!z.has(row)) z.set(row, logSumExp(data, row * size, (row + 1) * size));
       return data[row * size + token]! - z.get(row)!;
     },
-  };
+  }));
 }
 
 export interface HearOptions {
@@ -134,58 +153,119 @@ export interface HearOptions {
 }
 
 /**
- * The listed phrases, likeliest first, that the model finds likely as the words after `root`: `self`
- * is the self-attention cache of the tokens before `root` (disposed here). A run of `root` scores every
- * form's first token; the forms of the FIRST_TOKENS_PER_PLACE likeliest are then extended best first, several
- * partial forms per run as one tree of tokens (treeRows), until no partial form can still be among the
- * `count` likeliest: a log-probability only falls as tokens are added.
+ * One place's search (see phrasesAfter): the row after its root scores every form's first token; the
+ * forms of the FIRST_TOKENS_PER_PLACE likeliest are then extended best first, EXTENDED_PER_RUN partial
+ * forms per run, until no partial form can still be among the `count` likeliest: a log-probability only
+ * falls as tokens are added.
  */
-export async function phrasesAfter(model: WhisperModel, encoded: EncodedWindow, self: Past, cross: Past, root: number, index: FormIndex, options: HearOptions = {}): Promise<Heard[]> {
-  const { floor = HEARD_FLOOR, count = Infinity, written = [] } = options;
-  const rootRun = await model.decoderForward([root], { ...self, ...cross }, encoded);
-  const first = rowAt(rootRun.logits, 0);
-  rootRun.logits.dispose();
-  const afterRoot = pick(rootRun.past, '.decoder.');
-  try {
-    const z0 = logSumExp(first, 0, first.length);
+class PlaceSearch {
+  private open: Heard[] = [];
+  private readonly done: Heard[] = [];
+  private readonly floor: number;
+  private readonly count: number;
+  private readonly written: readonly number[];
+
+  constructor(
+    private readonly index: FormIndex,
+    options: HearOptions,
+  ) {
+    this.floor = options.floor ?? HEARD_FLOOR;
+    this.count = options.count ?? Infinity;
+    this.written = options.written ?? [];
+  }
+
+  /** Each form's first token from the row after the root (`rows`, prefix []). */
+  begin(rows: TreeRows): void {
     const starts: Array<{ lp: number; forms: readonly Form[] }> = [];
-    for (const [token, forms] of index) {
-      const lp = first[token]! - z0;
-      if (lp >= floor && lp >= FIRST_TOKEN_FLOOR) starts.push({ lp, forms });
+    for (const [token, forms] of this.index) {
+      const lp = rows.logprob([], token);
+      if (lp >= this.floor && lp >= FIRST_TOKEN_FLOOR) starts.push({ lp, forms });
     }
     starts.sort((a, b) => b.lp - a.lp);
-    let open: Heard[] = starts
+    this.open = starts
       .slice(0, FIRST_TOKENS_PER_PLACE)
-      .flatMap(({ lp, forms }) => forms.filter((f) => !f.ids.every((id, i) => written[i] === id)).map((f) => ({ ...f, logprobs: [lp], logprob: lp })));
-    const done: Heard[] = [];
-    const bar = () => (done.length < count ? floor : Math.max(floor, done[count - 1]!.logprob));
-    for (;;) {
-      done.push(...open.filter((h) => h.logprobs.length === h.ids.length));
-      done.sort((a, b) => b.logprob - a.logprob);
-      open = open.filter((h) => h.logprobs.length < h.ids.length && h.logprob >= bar());
-      if (open.length === 0) break;
-      // the likeliest partial forms, and every form that shares one's prefix (one row serves them all)
-      const prefixes = [...new Set(open.map((h) => h.ids.slice(0, h.logprobs.length).join()))].slice(0, EXTENDED_PER_RUN);
-      const chosen = new Set(prefixes);
-      const rows = await treeRows(model, encoded, afterRoot, cross, prefixes.map((p) => p.split(',').map(Number)));
-      for (const h of open) {
-        const prefix = h.ids.slice(0, h.logprobs.length);
-        if (!chosen.has(prefix.join())) continue;
-        const lp = rows.logprob(prefix, h.ids[prefix.length]!);
-        h.logprobs.push(lp);
-        h.logprob += lp;
-      }
-      open.sort((a, b) => b.logprob - a.logprob);
+      .flatMap(({ lp, forms }) => forms.filter((f) => !f.ids.every((id, i) => this.written[i] === id)).map((f) => ({ ...f, logprobs: [lp], logprob: lp })));
+  }
+
+  /** The partial forms to extend next, the likeliest (and every form that shares one's prefix); none when the search is over. */
+  next(): number[][] {
+    this.done.push(...this.open.filter((h) => h.logprobs.length === h.ids.length));
+    this.done.sort((a, b) => b.logprob - a.logprob);
+    const bar = this.done.length < this.count ? this.floor : Math.max(this.floor, this.done[this.count - 1]!.logprob);
+    this.open = this.open.filter((h) => h.logprobs.length < h.ids.length && h.logprob >= bar);
+    return [...new Set(this.open.map((h) => h.ids.slice(0, h.logprobs.length).join()))].slice(0, EXTENDED_PER_RUN).map((p) => p.split(',').map(Number));
+  }
+
+  /** Extends the partial forms of `prefixes` by their next token's log-probability in `rows`. */
+  extend(rows: TreeRows, prefixes: readonly (readonly number[])[]): void {
+    const chosen = new Set(prefixes.map((p) => p.join()));
+    for (const h of this.open) {
+      const prefix = h.ids.slice(0, h.logprobs.length);
+      if (!chosen.has(prefix.join())) continue;
+      const lp = rows.logprob(prefix, h.ids[prefix.length]!);
+      h.logprobs.push(lp);
+      h.logprob += lp;
     }
-    return done.filter((h) => h.logprob >= floor);
+    this.open.sort((a, b) => b.logprob - a.logprob);
+  }
+
+  heard(): Heard[] {
+    return this.done.filter((h) => h.logprob >= this.floor);
+  }
+}
+
+/** A place to hear phrases at: the token before it, how many cached positions precede that token, what the pass wrote from it on. */
+interface Place {
+  root: number;
+  sees: number;
+  written: readonly number[];
+}
+
+/**
+ * The listed phrases, likeliest first, that the model finds likely as the words after each place's root
+ * token (PlaceSearch), all places searched side by side: one decoder run per round serves every place.
+ * `self` is the self-attention cache each place's root follows a prefix of.
+ */
+async function searchPlaces(
+  model: WhisperModel,
+  encoded: EncodedWindow,
+  self: Past,
+  cross: Past,
+  places: readonly Place[],
+  index: FormIndex,
+  options: Omit<HearOptions, 'written'>,
+  checkpoint?: () => void,
+): Promise<Heard[][]> {
+  const searches = places.map((p) => new PlaceSearch(index, { ...options, written: p.written }));
+  const roots = await treeRows(model, encoded, self, cross, places.map((p) => ({ root: p.root, sees: p.sees, prefixes: [[]] })));
+  searches.forEach((search, i) => search.begin(roots[i]!));
+  for (;;) {
+    checkpoint?.();
+    const wanted = searches.map((search) => search.next());
+    const active = wanted.flatMap((prefixes, i) => (prefixes.length > 0 ? [i] : []));
+    if (active.length === 0) break;
+    const rows = await treeRows(model, encoded, self, cross, active.map((i) => ({ root: places[i]!.root, sees: places[i]!.sees, prefixes: wanted[i]! })));
+    active.forEach((i, k) => searches[i]!.extend(rows[k]!, wanted[i]!));
+  }
+  return searches.map((search) => search.heard());
+}
+
+/**
+ * The listed phrases, likeliest first, that the model finds likely as the words after `root`: `self`
+ * is the self-attention cache of the tokens before `root` (disposed here). See PlaceSearch.
+ */
+export async function phrasesAfter(model: WhisperModel, encoded: EncodedWindow, self: Past, cross: Past, root: number, index: FormIndex, options: HearOptions = {}): Promise<Heard[]> {
+  try {
+    const sees = self['present.0.decoder.key']?.dims[2] ?? 0;
+    return (await searchPlaces(model, encoded, self, cross, [{ root, sees, written: options.written ?? [] }], index, options))[0]!;
   } finally {
-    releaseSelf(afterRoot);
+    releaseSelf(self);
   }
 }
 
 /**
  * At each of `places` (token indices of `tokens`, a decoded pass), the listed phrases the model finds
- * likeliest there (phrasesAfter, as `hear` says), leaving out a phrase the pass already wrote there.
+ * likeliest there (PlaceSearch, as `hear` says), leaving out a phrase the pass already wrote there.
  */
 export async function phrasesHeard(
   model: WhisperModel,
@@ -204,13 +284,19 @@ export async function phrasesHeard(
   const longest = prompt.length + Math.max(...places);
   const run = await model.decoderForward(ids.slice(0, longest), null, encoded, { logitsFrom: longest - 1 });
   run.logits.dispose();
-  const cross = pick(run.past, '.encoder.');
   try {
-    for (const place of places) {
-      opts.checkpoint?.();
-      const at = prompt.length + place;
-      out.set(place, await phrasesAfter(model, encoded, model.selfPrefix(run.past, at - 1), cross, ids[at - 1]!, index, { ...hear, written: ids.slice(at) }));
-    }
+    const at = places.map((place) => prompt.length + place);
+    const heard = await searchPlaces(
+      model,
+      encoded,
+      pick(run.past, '.decoder.'),
+      pick(run.past, '.encoder.'),
+      at.map((a) => ({ root: ids[a - 1]!, sees: a - 1, written: ids.slice(a) })),
+      index,
+      hear,
+      opts.checkpoint,
+    );
+    places.forEach((place, i) => out.set(place, heard[i]!));
   } finally {
     releaseSelf(run.past);
   }

@@ -375,8 +375,8 @@ const HEARD_PER_PLACE = 1;
 const HEARD_WRITTEN = 3;
 
 /**
- * Unsure words per window the model is asked about, the least sure first: each costs a few decoder runs
- * per token (model-rank.ts), and 30 s of meeting speech has dozens of unsure words.
+ * Unsure words per window the model is asked about, the least sure first: each adds a few dozen rows over
+ * the vocabulary per token (model-rank.ts), and 30 s of meeting speech has dozens of unsure words.
  */
 const HEARD_WORDS = 4;
 
