@@ -108,8 +108,9 @@ async function treeRows(model: WhisperModel, encoded: EncodedWindow, self: Past,
     for (const p of prefixes) {
       let below = wanted.has('');
       for (let d = 1; d <= p.length; d++) {
-        const key = `${tree}:${p.slice(0, d).join()}`;
-        below ||= wanted.has(p.slice(0, d).join());
+        const path = p.slice(0, d).join();
+        const key = `${tree}:${path}`;
+        below ||= wanted.has(path);
         nodes.set(key, { tree, key, id: p[d - 1]!, depth: d, parent: `${tree}:${p.slice(0, d - 1).join()}`, projected: below || (nodes.get(key)?.projected ?? false) });
       }
     }
