@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { occurrences, phrasesGained, phrasesLost } from '../../worker/biasing/phrase-pass';
-import { rankPhrases, soundKey } from '../../worker/biasing/shortlist';
+import { rankPhrases, soundKey, soundMatch } from '../../worker/biasing/shortlist';
 import { madeUpPhrases } from '../../bench/bias-set/phrase-list';
 
 describe('phrase shortlist (sound-alike ranking against an unbiased transcription)', () => {
@@ -45,6 +45,17 @@ describe('phrase shortlist (sound-alike ranking against an unbiased transcriptio
     expect(rankPhrases(text, ['Hetsner', 'Hetzner'], 0.4, 1)).toEqual(['Hetsner']);
     expect(rankPhrases(text, ['Hetzner', 'Hetsner'], 0.4, 1)).toEqual(['Hetzner']);
     expect(rankPhrases('', ['Zeta', 'Alpha', 'Beta'], 0, 2)).toEqual(['Zeta', 'Alpha']);
+  });
+
+  it('ranks as matching every phrase against every run of words would', () => {
+    const list = [...madeUpPhrases(3_000), 'Hetzner', 'Siobhan Nguyen', 'Comfy UI'];
+    const text = 'Shabon NGU IDN said | the service runs on Hasner | Kalmar and Texas | I go for it Any red Any red | comp fuey';
+    const keys = text.split(/\s+/).map(soundKey);
+    const sims = new Map(list.map((p) => [p, soundMatch(p, keys, keys.map(() => false)).sim]));
+    const expected = list.filter((p) => sims.get(p)! >= 0.4).sort((a, b) => sims.get(b)! - sims.get(a)!);
+    expect(expected.length).toBeGreaterThan(100);
+    expect(rankPhrases(text, list, 0.4)).toEqual(expected);
+    expect(rankPhrases(text, list, 0.4, 60)).toEqual(expected.slice(0, 60));
   });
 });
 
