@@ -57,11 +57,30 @@ function fill(a: Float32Array, from: number, to: number): void {
   if (to > from) a.fill(-Infinity, from, to);
 }
 
+/** Steps per nat of EXP_STEPS. */
+const STEPS_PER_NAT = 8;
+
+/** e^(-j / STEPS_PER_NAT), down to where a double underflows. */
+const EXP_STEPS = Float64Array.from({ length: 746 * STEPS_PER_NAT }, (_, j) => Math.exp(-j / STEPS_PER_NAT));
+
+/**
+ * log Σ e^a[i] over [from, to). Each e^(a[i] - max) is a table step times a degree-6 Taylor polynomial
+ * over less than 1/8 nat (relative error under 1e-10), not Math.exp: a row over the 51,865-token
+ * vocabulary took about 1 ms with Math.exp and 0.35 ms so, and rows are normalized at every decoded
+ * token and scored one (13% of biasing time on bench/bias-set with tiny). Off by at most 4e-11 on 333
+ * of tiny's rows from a meeting.
+ */
 export function logSumExp(a: Float32Array, from: number, to: number): number {
   let max = -Infinity;
   for (let i = from; i < to; i++) if (a[i]! > max) max = a[i]!;
   if (max === -Infinity) return -Infinity;
   let sum = 0;
-  for (let i = from; i < to; i++) sum += Math.exp(a[i]! - max);
+  for (let i = from; i < to; i++) {
+    const steps = (max - a[i]!) * STEPS_PER_NAT;
+    if (!(steps < EXP_STEPS.length)) continue;
+    const j = steps | 0;
+    const t = (j - steps) / STEPS_PER_NAT;
+    sum += EXP_STEPS[j]! * (1 + t * (1 + t * (1 / 2 + t * (1 / 6 + t * (1 / 24 + t * (1 / 120 + t / 720))))));
+  }
   return max + Math.log(sum);
 }
