@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { listSurcharge, placeIn, unsurePlaces } from '../../worker/biasing/phrase-pass';
+import { leadPlaces } from '../../worker/biasing/model-rank';
 import { passWords } from '../../worker/biasing/splice';
 import { WhisperVocabulary } from '../../worker/tokenizer';
 
@@ -23,6 +24,22 @@ describe('where the model is asked which listed phrase it hears (real whisper-ti
     const many = pass([[' one', -0.7], [' two', -3], [' three', -0.1], [' four', -2], [' five', -0.1], [' six', -1], [' seven', -0.1], [' eight', -4], [' nine', -0.1], [' ten', -0.9]]);
     const asked = unsurePlaces(passWords(vocab, many)).map((p) => vocab.decode([many[p]!.id]).trim());
     expect(asked).toEqual(['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight']);
+  });
+
+  it('also asks after a word before a place less its s, where a name may have lent it the s', () => {
+    const tokens = pass([[' My', -0.1], [' cousins', -0.6], [' year', -1.9], [' studies', -0.5]]);
+    const at = (word: string) => tokens.findIndex((t) => vocab.isText(t.id) && vocab.decode([t.id]) === word);
+    expect(leadPlaces(vocab, tokens, [at(' year')])).toEqual([{ place: at(' cousins'), lead: vocab.encode(' cousin') }]);
+    // each root once, however many places follow it; a word without a final s has none
+    expect(leadPlaces(vocab, tokens, [at(' year'), at(' year')])).toHaveLength(1);
+    expect(leadPlaces(vocab, tokens, [at(' cousins')])).toEqual([]);
+    // a word that goes on ("news" + "letter") is not a plural; punctuation after one is no bar
+    const newsletter = pass([[' the', -0.1], [' news', -0.2], ['letter', -1.5]]);
+    expect(leadPlaces(vocab, newsletter, [newsletter.length - 1])).toEqual([]);
+    const news = pass([[' the', -0.1], [' news', -0.2], ['.', -1.5]]);
+    expect(leadPlaces(vocab, news, [news.length - 1])).toEqual([{ place: news.length - 2, lead: vocab.encode(' new') }]);
+    // a timestamp before a place is no word
+    expect(leadPlaces(vocab, tokens, [1])).toEqual([]);
   });
 
   it('finds a place of the first pass in a candidate that changed one stretch of it', () => {

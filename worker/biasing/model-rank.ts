@@ -22,24 +22,28 @@ function spacedForms(phrase: string): string[] {
 
 const formIndexes = new WeakMap<BiasVocabulary, ReturnType<typeof recentLists<FormIndex>>>();
 
+/** A list's spaced forms by first token, kept for the last few lists (see formsBy for one not to keep). */
 export function formIndex(vocab: BiasVocabulary, phrases: readonly string[]): FormIndex {
   let lists = formIndexes.get(vocab);
   if (!lists) formIndexes.set(vocab, (lists = recentLists<FormIndex>(4)));
-  return lists(phrases, () => {
-    const index = new Map<number, Form[]>();
-    const seen = new Set<string>();
-    for (const phrase of phrases) {
-      for (const form of spacedForms(phrase)) {
-        const ids = vocab.encode(form);
-        if (ids.length === 0 || ids.some((id) => id >= vocab.eot) || seen.has(ids.join())) continue;
-        seen.add(ids.join());
-        const forms = index.get(ids[0]!) ?? [];
-        forms.push({ phrase, ids });
-        index.set(ids[0]!, forms);
-      }
+  return lists(phrases, () => formsBy(vocab, phrases));
+}
+
+/** The phrases' spaced forms by first token. */
+export function formsBy(vocab: BiasVocabulary, phrases: readonly string[]): FormIndex {
+  const index = new Map<number, Form[]>();
+  const seen = new Set<string>();
+  for (const phrase of phrases) {
+    for (const form of spacedForms(phrase)) {
+      const ids = vocab.encode(form);
+      if (ids.length === 0 || ids.some((id) => id >= vocab.eot) || seen.has(ids.join())) continue;
+      seen.add(ids.join());
+      const forms = index.get(ids[0]!) ?? [];
+      forms.push({ phrase, ids });
+      index.set(ids[0]!, forms);
     }
-    return index;
-  });
+  }
+  return index;
 }
 
 /**
@@ -151,6 +155,8 @@ export interface HearOptions {
   count?: number;
   /** What the pass wrote after `root`: a form it begins with is not heard (it is not news). */
   written?: readonly number[];
+  /** Tokens forced after `root`, before any form: every form is heard after them, their log-probabilities counted in. */
+  lead?: readonly number[];
 }
 
 /**
@@ -165,6 +171,7 @@ class PlaceSearch {
   private readonly floor: number;
   private readonly count: number;
   private readonly written: readonly number[];
+  private readonly lead: readonly number[];
 
   constructor(
     private readonly index: FormIndex,
@@ -173,19 +180,29 @@ class PlaceSearch {
     this.floor = options.floor ?? HEARD_FLOOR;
     this.count = options.count ?? Infinity;
     this.written = options.written ?? [];
+    this.lead = options.lead ?? [];
   }
 
-  /** Each form's first token from the row after the root (`rows`, prefix []). */
+  /** The prefixes whose rows begin() reads: the root's, and each of the lead's. */
+  get beginning(): number[][] {
+    return [[], ...this.lead.map((_, i) => this.lead.slice(0, i + 1))];
+  }
+
+  /** Each form's first token from the row after the root and the lead (`rows`, prefixes `beginning`). */
   begin(rows: TreeRows): void {
+    const leadLogprobs = this.lead.map((id, i) => rows.logprob(this.lead.slice(0, i), id));
+    const leadLogprob = leadLogprobs.reduce((a, b) => a + b, 0);
     const starts: Array<{ lp: number; forms: readonly Form[] }> = [];
     for (const [token, forms] of this.index) {
-      const lp = rows.logprob([], token);
-      if (lp >= this.floor && lp >= FIRST_TOKEN_FLOOR) starts.push({ lp, forms });
+      const lp = rows.logprob(this.lead, token);
+      if (leadLogprob + lp >= this.floor && lp >= FIRST_TOKEN_FLOOR) starts.push({ lp, forms });
     }
     starts.sort((a, b) => b.lp - a.lp);
-    this.open = starts
-      .slice(0, FIRST_TOKENS_PER_PLACE)
-      .flatMap(({ lp, forms }) => forms.filter((f) => !f.ids.every((id, i) => this.written[i] === id)).map((f) => ({ ...f, logprobs: [lp], logprob: lp })));
+    this.open = starts.slice(0, FIRST_TOKENS_PER_PLACE).flatMap(({ lp, forms }) =>
+      forms
+        .map((f) => ({ phrase: f.phrase, ids: [...this.lead, ...f.ids], logprobs: [...leadLogprobs, lp], logprob: leadLogprob + lp }))
+        .filter((h) => !h.ids.every((id, i) => this.written[i] === id)),
+    );
   }
 
   /** The partial forms to extend next, the likeliest (and every form that shares one's prefix); none when the search is over. */
@@ -215,11 +232,15 @@ class PlaceSearch {
   }
 }
 
-/** A place to hear phrases at: the token before it, how many cached positions precede that token, what the pass wrote from it on. */
+/**
+ * A place to hear phrases at: the token before it, how many cached positions precede that token, what the
+ * pass wrote from it on, and any tokens forced before a phrase (see leadPlaces).
+ */
 interface Place {
   root: number;
   sees: number;
   written: readonly number[];
+  lead?: readonly number[];
 }
 
 /**
@@ -237,8 +258,8 @@ async function searchPlaces(
   options: Omit<HearOptions, 'written'>,
   checkpoint?: () => void,
 ): Promise<Heard[][]> {
-  const searches = places.map((p) => new PlaceSearch(index, { ...options, written: p.written }));
-  const roots = await treeRows(model, encoded, self, cross, places.map((p) => ({ root: p.root, sees: p.sees, prefixes: [[]] })));
+  const searches = places.map((p) => new PlaceSearch(index, { ...options, written: p.written, ...(p.lead ? { lead: p.lead } : {}) }));
+  const roots = await treeRows(model, encoded, self, cross, places.map((p, i) => ({ root: p.root, sees: p.sees, prefixes: searches[i]!.beginning })));
   searches.forEach((search, i) => search.begin(roots[i]!));
   for (;;) {
     checkpoint?.();
@@ -265,7 +286,7 @@ export async function phrasesAfter(model: WhisperModel, encoded: EncodedWindow, 
 }
 
 /**
- * At each of `places` (token indices of `tokens`, a decoded pass), the listed phrases the model finds
+ * At each of `places` (token indices of `tokens`, a decoded pass), the phrases of `index` (formIndex) the model finds
  * likeliest there (PlaceSearch, as `hear` says), leaving out a phrase the pass already wrote there.
  */
 export async function phrasesHeard(
@@ -274,32 +295,61 @@ export async function phrasesHeard(
   opts: DecodeOptions,
   tokens: readonly GeneratedToken[],
   places: readonly number[],
-  phrases: readonly string[],
+  index: FormIndex,
   hear: Omit<HearOptions, 'written'>,
 ): Promise<Map<number, Heard[]>> {
   const out = new Map<number, Heard[]>();
   if (places.length === 0) return out;
   const { prompt } = model.framing(encoded, opts);
-  const index = formIndex(model.vocab, phrases);
   const ids = [...prompt, ...tokens.map((t) => t.id)];
   const longest = prompt.length + Math.max(...places);
   const run = await model.decoderForward(ids.slice(0, longest), null, encoded, { logitsFrom: longest - 1 });
   run.logits.dispose();
   try {
-    const at = places.map((place) => prompt.length + place);
+    const leads = leadPlaces(model.vocab, tokens, places);
+    const asked = [...places.map((place) => ({ place, lead: undefined })), ...leads];
     const heard = await searchPlaces(
       model,
       encoded,
       pick(run.past, '.decoder.'),
       pick(run.past, '.encoder.'),
-      at.map((a) => ({ root: ids[a - 1]!, sees: a - 1, written: ids.slice(a) })),
+      asked.map(({ place, lead }) => {
+        const a = prompt.length + place;
+        return { root: ids[a - 1]!, sees: a - 1, written: ids.slice(a), ...(lead ? { lead } : {}) };
+      }),
       index,
       hear,
       opts.checkpoint,
     );
-    places.forEach((place, i) => out.set(place, heard[i]!));
+    asked.forEach(({ place }, i) => {
+      const both = [...(out.get(place) ?? []), ...heard[i]!].sort((a, b) => b.logprob - a.logprob);
+      out.set(place, both.slice(0, hear.count ?? both.length));
+    });
   } finally {
     releaseSelf(run.past);
+  }
+  return out;
+}
+
+/** A whole word ending in s, and what it is without the s. */
+const PLURAL = /^( [A-Za-z]{2,})s$/;
+
+/**
+ * Places where the word the pass wrote ends in an s that may be a name's first sound: Whisper hears a
+ * name's leading /s/ or /z/ as a plural on the word before it ("My cousins year-student" for "My cousin
+ * Saoirse studies", "the news of Ethermost Hat" for "the new Zigbee thermostat"). For each place's root
+ * (the token before it) that is such a word, the phrases are heard after the word without its s (`lead`),
+ * at the root's own index: what is heard there is written in from that word on. Only roots followed by
+ * another word or punctuation: a token that a word goes on from ("news" of "newsletter") is not a plural.
+ */
+export function leadPlaces(vocab: WhisperModel['vocab'], tokens: readonly GeneratedToken[], places: readonly number[]): Array<{ place: number; lead: number[] }> {
+  const out: Array<{ place: number; lead: number[] }> = [];
+  for (const root of new Set(places.map((p) => p - 1))) {
+    if (root < 0 || !vocab.isText(tokens[root]!.id)) continue;
+    const next = tokens[root + 1];
+    if (next && vocab.isText(next.id) && /^[A-Za-z]/.test(vocab.decode([next.id]))) continue;
+    const stem = PLURAL.exec(vocab.decode([tokens[root]!.id]))?.[1];
+    if (stem) out.push({ place: root, lead: vocab.encode(stem) });
   }
   return out;
 }

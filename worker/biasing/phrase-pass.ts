@@ -1,7 +1,7 @@
 import { isSilence, type DecodeOptions } from '../decode-window';
 import { endedWithEot, repeatsTail, type EncodedWindow, type Generation, type GenerateOptions, type PromptRun, type WhisperModel } from '../whisper';
 import { PARAM_LIMITS } from '../../src/api/params';
-import { HEARD_FLOOR, phrasesHeard, writtenIn, type Heard } from './model-rank';
+import { formIndex, HEARD_FLOOR, phrasesHeard, writtenIn, type Heard } from './model-rank';
 import { createBiasProcessor } from './processor';
 import { MAX_PROMPT_PHRASES, phrasePrompt, promptForPhrases } from './prompt';
 import { rankPhrases } from './shortlist';
@@ -421,7 +421,7 @@ export function placeIn(first: Pick<Generation, 'tokens'>, best: Pick<Generation
 async function weighHeard(judge: Judge, encoded: EncodedWindow, opts: DecodeOptions, first: Generation, places: readonly number[], phrases: readonly string[], credit: number): Promise<void> {
   const model = judge.model;
   const surcharge = listSurcharge(phrases.length);
-  const heardAt = await phrasesHeard(model, encoded, opts, first.tokens, places, phrases, { count: HEARD_PER_PLACE, floor: HEARD_FLOOR + surcharge });
+  const heardAt = await phrasesHeard(model, encoded, opts, first.tokens, places, formIndex(model.vocab, phrases), { count: HEARD_PER_PLACE, floor: HEARD_FLOOR + surcharge });
   const earned = credit - surcharge;
   let pending = [...heardAt]
     .flatMap(([place, heard]) => heard.map((h) => ({ place, heard: h })))
