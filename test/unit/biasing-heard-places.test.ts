@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { listSurcharge, placeIn, unsurePlaces } from '../../worker/biasing/phrase-pass';
+import { listSurcharge, placeIn, rewritten, unsurePlaces } from '../../worker/biasing/phrase-pass';
 import { leadPlaces } from '../../worker/biasing/model-rank';
 import { passWords } from '../../worker/biasing/splice';
 import { WhisperVocabulary } from '../../worker/tokenizer';
@@ -52,6 +52,8 @@ describe('where the model is asked which listed phrase it hears (real whisper-ti
     expect(placeIn(first, best, 4)).toBe(5);
     expect(placeIn(first, best, 5)).toBe(6);
     expect(placeIn(first, first, 4)).toBe(4);
+    // the stretch rewritten: tokens 3..4 of the first pass, 3..5 of the candidate
+    expect(rewritten(first, best)).toEqual({ same: 3, firstEnd: 4, bestEnd: 5 });
     // inside what changed: no such place
     const changedTwo = { tokens: [...tokens.slice(0, 2), ...pass([[' x', 0]]).slice(1), ...tokens.slice(4)] };
     expect(placeIn(first, changedTwo, 3)).toBeNull();

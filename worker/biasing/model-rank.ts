@@ -155,6 +155,8 @@ export interface HearOptions {
   count?: number;
   /** What the pass wrote after `root`: a form it begins with is not heard (it is not news). */
   written?: readonly number[];
+  /** A form whose first token is less likely than this is not extended (default FIRST_TOKEN_FLOOR): bounds a long list's work. */
+  firstTokenFloor?: number;
   /** Tokens forced after `root`, before any form: every form is heard after them, their log-probabilities counted in. */
   lead?: readonly number[];
 }
@@ -172,6 +174,7 @@ class PlaceSearch {
   private readonly count: number;
   private readonly written: readonly number[];
   private readonly lead: readonly number[];
+  private readonly firstTokenFloor: number;
 
   constructor(
     private readonly index: FormIndex,
@@ -181,6 +184,7 @@ class PlaceSearch {
     this.count = options.count ?? Infinity;
     this.written = options.written ?? [];
     this.lead = options.lead ?? [];
+    this.firstTokenFloor = options.firstTokenFloor ?? FIRST_TOKEN_FLOOR;
   }
 
   /** The prefixes whose rows begin() reads: the root's, and each of the lead's. */
@@ -195,7 +199,7 @@ class PlaceSearch {
     const starts: Array<{ lp: number; forms: readonly Form[] }> = [];
     for (const [token, forms] of this.index) {
       const lp = rows.logprob(this.lead, token);
-      if (leadLogprob + lp >= this.floor && lp >= FIRST_TOKEN_FLOOR) starts.push({ lp, forms });
+      if (leadLogprob + lp >= this.floor && lp >= this.firstTokenFloor) starts.push({ lp, forms });
     }
     starts.sort((a, b) => b.lp - a.lp);
     this.open = starts.slice(0, FIRST_TOKENS_PER_PLACE).flatMap(({ lp, forms }) =>

@@ -1,7 +1,7 @@
 import { isSilence, type DecodeOptions } from '../decode-window';
 import { endedWithEot, repeatsTail, type EncodedWindow, type Generation, type GenerateOptions, type PromptRun, type WhisperModel } from '../whisper';
 import { PARAM_LIMITS } from '../../src/api/params';
-import { formIndex, HEARD_FLOOR, phrasesHeard, writtenIn, type Heard } from './model-rank';
+import { formIndex, formsBy, HEARD_FLOOR, phrasesHeard, writtenIn, type Heard } from './model-rank';
 import { createBiasProcessor } from './processor';
 import { MAX_PROMPT_PHRASES, phrasePrompt, promptForPhrases } from './prompt';
 import { rankPhrases } from './shortlist';
@@ -402,13 +402,51 @@ export function unsurePlaces(pass: PassWords): number[] {
  * same index before the stretch, shifted after it; null inside it.
  */
 export function placeIn(first: Pick<Generation, 'tokens'>, best: Pick<Generation, 'tokens'>, place: number): number | null {
+  const { same, firstEnd, bestEnd } = rewritten(first, best);
+  if (place <= same) return place;
+  return place >= firstEnd ? place + bestEnd - firstEnd : null;
+}
+
+/**
+ * The one stretch in which `best` differs from `first`: both hold the same `same` tokens before it, and the
+ * same tokens from `firstEnd` of `first` and `bestEnd` of `best` on.
+ */
+export function rewritten(first: Pick<Generation, 'tokens'>, best: Pick<Generation, 'tokens'>): { same: number; firstEnd: number; bestEnd: number } {
   const [a, b] = [ids(first), ids(best)];
   let same = 0;
   while (same < a.length && same < b.length && a[same] === b[same]) same++;
-  if (place <= same) return place;
   let tail = 0;
   while (tail < a.length - same && tail < b.length - same && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  return place >= a.length - tail ? place + b.length - a.length : null;
+  return { same, firstEnd: a.length - tail, bestEnd: b.length - tail };
+}
+
+/**
+ * Where `item`, a phrase heard at a place of the first pass, is written into `best`: at that place, shifted;
+ * or, where an earlier round's phrase rewrote the words around it, at the place in the rewritten stretch
+ * (or just after it) where the model now hears it likeliest, above `floor`. Base heard Zigbee in "Prised
+ * off-prez entered the music with thermostat", where Krzysztof, kept first, made it "Krzysztof presented
+ * a music-beath thermostat". Null where it is heard nowhere there.
+ */
+async function placedIn(
+  model: WhisperModel,
+  encoded: EncodedWindow,
+  opts: DecodeOptions,
+  first: Generation,
+  best: Generation,
+  item: { place: number; heard: Heard },
+  floor: number,
+): Promise<{ at: number; heard: Heard } | null> {
+  const at = placeIn(first, best, item.place);
+  if (at !== null) return { at, heard: item.heard };
+  const { same, bestEnd } = rewritten(first, best);
+  // a phrase may begin at any token of the stretch, or just after it
+  const places = Array.from({ length: bestEnd - same + 1 }, (_, i) => same + i).filter((p) => p > 0 && p < best.tokens.length);
+  // one phrase's forms (not kept among the recent lists a long list's index must stay in), so no bound on
+  // its first token but the floor: " Z" of Zigbee after "Krzysztof presented a" is below model-rank.ts FIRST_TOKEN_FLOOR
+  const heardAt = await phrasesHeard(model, encoded, opts, best.tokens, places, formsBy(model.vocab, [item.heard.phrase]), { count: 1, floor, firstTokenFloor: floor });
+  let found: { at: number; heard: Heard } | null = null;
+  for (const [p, [heard]] of heardAt) if (heard && (!found || heard.logprob > found.heard.logprob)) found = { at: p, heard };
+  return found;
 }
 
 /**
@@ -421,7 +459,8 @@ export function placeIn(first: Pick<Generation, 'tokens'>, best: Pick<Generation
 async function weighHeard(judge: Judge, encoded: EncodedWindow, opts: DecodeOptions, first: Generation, places: readonly number[], phrases: readonly string[], credit: number): Promise<void> {
   const model = judge.model;
   const surcharge = listSurcharge(phrases.length);
-  const heardAt = await phrasesHeard(model, encoded, opts, first.tokens, places, formIndex(model.vocab, phrases), { count: HEARD_PER_PLACE, floor: HEARD_FLOOR + surcharge });
+  const floor = HEARD_FLOOR + surcharge;
+  const heardAt = await phrasesHeard(model, encoded, opts, first.tokens, places, formIndex(model.vocab, phrases), { count: HEARD_PER_PLACE, floor });
   const earned = credit - surcharge;
   let pending = [...heardAt]
     .flatMap(([place, heard]) => heard.map((h) => ({ place, heard: h })))
@@ -436,17 +475,19 @@ async function weighHeard(judge: Judge, encoded: EncodedWindow, opts: DecodeOpti
     let top: { gen: Generation; logprobs: number[]; credited: number; withheld: number; heard: Heard; how: string } | null = null;
     for (const item of pending) {
       opts.checkpoint?.();
-      const at = placeIn(first, best, item.place);
       // a phrase the transcription holds already: written again, it would be credited for a repeat
-      if (occurrences(bestText, item.heard.phrase) > 0 || at === null) continue;
-      const tokens = await writtenIn(model, encoded, opts, best.tokens, at, item.heard);
+      if (occurrences(bestText, item.heard.phrase) > 0) continue;
+      const placed = await placedIn(model, encoded, opts, first, best, item, floor);
+      if (!placed) continue;
+      const { at } = placed;
+      const tokens = await writtenIn(model, encoded, opts, best.tokens, at, placed.heard);
       if (!tokens) continue;
       const { gen, logprobs } = await judge.scored(ids({ tokens }));
       const withheld = judge.heardWithheld(item.heard.phrase, item.place, earned);
       const credited = judge.credited(sum(logprobs), judge.balance(gen)) - withheld;
       if (credited <= bar || !judge.coversAsMuch(gen)) continue;
       promising.push(item);
-      if (!top || credited > top.credited) top = { gen, logprobs, credited, withheld, heard: item.heard, how: `heard at token ${at} (${item.heard.logprob.toFixed(1)})` };
+      if (!top || credited > top.credited) top = { gen, logprobs, credited, withheld, heard: item.heard, how: `heard at token ${at} (${placed.heard.logprob.toFixed(1)})` };
     }
     if (!top || !(await judge.weigh(top.gen, top.how, top.logprobs, top.withheld))) return;
     pending = promising.filter((item) => item.heard !== top.heard);
