@@ -27,7 +27,9 @@ describe('splicing a phrase into a pass (real whisper-tiny tokenizer)', () => {
     expect(splice.ids[0]).toBe(ts(0));
     expect(splice.ids[splice.ids.length - 1]).toBe(ts(2.4));
     expect(splice.replaced).toBe('Shabon NGU IDN');
-    expect(splice.replacedLogprob).toBeCloseTo(-1.5);
+    // the mean over the three words of each word's log-probability, its tokens' summed
+    const replacedTokens = vocab.encode(' Shabon NGU IDN').length;
+    expect(splice.replacedLogprob).toBeCloseTo((-1.5 * replacedTokens) / 3);
   });
 
   it('replaces a word at the start of a pass without a space the pass did not have', () => {
@@ -51,6 +53,22 @@ describe('splicing a phrase into a pass (real whisper-tiny tokenizer)', () => {
     expect(unsureStretches(passWords(vocab, tokens), -0.5)).toBe('on Hasner today |');
     unsureAt('We');
     expect(unsureStretches(passWords(vocab, tokens), -0.5)).toBe('We deploy | on Hasner today |');
+  });
+
+  it('counts a name pieced from several tokens as sure as the whole name, other words as their tokens on average', () => {
+    const tokens = pass(' The login page talks to Superbus through a small proxy. Superbus prudently replied.', -0.05);
+    const words = tokenWords(vocab, tokens);
+    const piecesOf = (i: number) => words[i]!.end - words[i]!.start;
+    const [name, opening] = words.flatMap((w, i) => (w.text.trim() === 'Superbus' ? [i] : []));
+    const ordinary = words.findIndex((w) => w.text.trim() === 'prudently');
+    expect([piecesOf(name!), piecesOf(ordinary)].every((n) => n > 1)).toBe(true);
+    for (const i of [name!, opening!, ordinary]) for (let t = words[i]!.start; t < words[i]!.end; t++) tokens[t]!.logprob = -0.35;
+    const { sureness } = passWords(vocab, tokens);
+    expect(sureness[name!]).toBeCloseTo(-0.35 * piecesOf(name!));
+    // the same name opening a sentence, and a lower-case word, may be ordinary words
+    expect(sureness[opening!]).toBeCloseTo(-0.35);
+    expect(sureness[ordinary]).toBeCloseTo(-0.35);
+    expect(unsureStretches(passWords(vocab, tokens), -0.6)).toBe('to Superbus through |');
   });
 
   it('finds the listed phrases that sound the same as words written otherwise, however sure the pass was', () => {

@@ -47,4 +47,11 @@ describe('phrases heard where the unbiased pass wrote other words (real whisper-
     expect(firstText).not.toMatch(/Krzysztof|Zigbee/);
     expect(text).toMatch(/^Krzysztof presented a Zigbee thermostat\.$/);
   }, 300_000);
+
+  it('tries a listed name where the pass pieced together another name, sure of each piece but not of the whole', async () => {
+    // "The login page talks to Supabase through a small proxy.": " Super" (-0.31) + "bus" (-0.38)
+    const { firstText, text } = await passes('phrase-supabase-rms.wav', ['Supabase']);
+    expect(firstText).toMatch(/talks to Superbus through/);
+    expect(text).toMatch(/talks to Supabase through a small proxy\.$/);
+  }, 300_000);
 });

@@ -5,7 +5,7 @@ import { formIndex, formsBy, HEARD_FLOOR, phrasesHeard, writtenIn, type Heard } 
 import { createBiasProcessor } from './processor';
 import { MAX_PROMPT_PHRASES, phrasePrompt, promptForPhrases } from './prompt';
 import { rankPhrases } from './shortlist';
-import { meanLogprob, passWords, sameSoundPhrases, splicePhrase, unsureStretches, type PassWords, type Splice } from './splice';
+import { passWords, sameSoundPhrases, splicePhrase, unsureStretches, type PassWords, type Splice } from './splice';
 
 /** The default bias_strength (spec 4.3). */
 export const DEFAULT_STRENGTH = 0.45;
@@ -20,9 +20,10 @@ export const PHRASE_CREDIT = 24;
 
 /**
  * A phrase is only credited where the unbiased pass was unsure: the words that sound most like it
- * must have had a mean log-probability below this (a probability of about 0.55). On the bias set,
- * misheard names were written at -0.67 to -2.0; the unrelated words that proposals turned into listed
- * names were written above -0.3 ("new" → "Nelvesk") or just under -0.5 ("prudently" → "Prunddal").
+ * must have had a log-probability below this (splice.ts wordLogprob; a probability of about 0.55). On
+ * the bias set, misheard names were written at -0.67 to -2.0; the unrelated words that proposals turned
+ * into listed names were written above -0.3 ("new" → "Nelvesk") or just under -0.5 ("prudently" →
+ * "Prunddal").
  * The one exception: words that sound the same as the phrase split into more words (splice.ts
  * sameSoundPhrases). Among the words both models were sure of, on the bias set and ../shared/eval's
  * English recordings, listed phrases at least 0.8 alike were all truly spoken ("play right",
@@ -386,7 +387,7 @@ const HEARD_WORDS = 4;
  * "cousin's here to" for "cousin Saoirse studies".
  */
 export function unsurePlaces(pass: PassWords): number[] {
-  const sureness = pass.words.map((w) => meanLogprob(pass.tokens, w.start, w.end));
+  const { sureness } = pass;
   const unsure = pass.words
     .map((_, i) => i)
     .filter((i) => sureness[i]! < UNSURE)
@@ -577,7 +578,7 @@ export function settledProposal(
   sameSound: boolean,
 ): ((textIds: readonly number[]) => boolean) | undefined {
   if (sameSound) return undefined;
-  const unsureEnd = pass.words.reduce((end, w) => (meanLogprob(pass.tokens, w.start, w.end) < UNSURE ? w.end : end), 0);
+  const unsureEnd = pass.words.reduce((end, w, i) => (pass.sureness[i]! < UNSURE ? w.end : end), 0);
   const until = Math.max(unsureEnd, lookAlikesEnd);
   const firstText = textIds(vocab, first);
   const settled = firstText.slice(0, first.tokens.slice(0, until).filter((t) => vocab.isText(t.id)).length + 1);

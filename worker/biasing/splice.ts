@@ -33,6 +33,8 @@ export function tokenWords(vocab: SpliceVocabulary, tokens: readonly GeneratedTo
 export interface PassWords {
   tokens: readonly GeneratedToken[];
   words: TokenWord[];
+  /** Per word, how sure the pass was of it (wordLogprob). */
+  sureness: number[];
   /** soundKey of each word. */
   keys: string[];
   /** Per word, whether it is a letter of a word spelled out (shortlist.ts spelledLetters). */
@@ -42,7 +44,30 @@ export interface PassWords {
 export function passWords(vocab: SpliceVocabulary, tokens: readonly GeneratedToken[]): PassWords {
   const words = tokenWords(vocab, tokens);
   const keys = words.map((w) => soundKey(w.text));
-  return { tokens, words, keys, spelled: spelledLetters(keys) };
+  return { tokens, words, sureness: words.map((_, i) => wordLogprob(vocab, tokens, words, i)), keys, spelled: spelledLetters(keys) };
+}
+
+/**
+ * How sure a pass was of its word `i`: the mean log-probability of its tokens, but for a name the model
+ * pieced together (a capitalised word inside a sentence, in more than one token) the whole word's, its
+ * tokens' summed: such a name is spelt from the sound, and written whole only as often as all its pieces
+ * are. base wrote "Superbus" for a spoken Supabase as " Super" (-0.31) + "bus" (-0.38): about 0.5 for the
+ * name, but -0.35 per token, which passed for sure, so the listed name it sounds like was never tried
+ * there. Ordinary words keep the mean: summed, tiny's "prudently" (" pr" + "ud" + "ently", -1.57, written
+ * right) became unsure and a proposal turned it into a listed made-up name (bench/bias-set/README.md).
+ */
+export function wordLogprob(vocab: SpliceVocabulary, tokens: readonly GeneratedToken[], words: readonly TokenWord[], i: number): number {
+  const { start, end, text } = words[i]!;
+  let sum = 0;
+  for (let t = start; t < end; t++) sum += tokens[t]!.logprob;
+  return piecedName(vocab, tokens, start, end, text) ? sum : sum / (end - start);
+}
+
+/** Whether the word of tokens [start, end) is a capitalised word of several tokens that does not begin a sentence. */
+function piecedName(vocab: SpliceVocabulary, tokens: readonly GeneratedToken[], start: number, end: number, text: string): boolean {
+  if (end - start < 2 || !/^\p{Lu}/u.test(text.trim()) || start === 0) return false;
+  const before = tokens[start - 1]!.id;
+  return vocab.isText(before) && !/[.!?]["')\]]*\s*$/.test(vocab.decode([before]));
 }
 
 /** A pass with one run of its words replaced by a listed phrase. */
@@ -51,7 +76,7 @@ export interface Splice {
   match: SoundMatch;
   /** The replaced words, as the pass had them. */
   replaced: string;
-  /** The pass's mean log-probability over the replaced tokens: how sure it was of what it heard there. */
+  /** How sure the pass was of what it heard there: the mean of the replaced words' wordLogprob. */
   replacedLogprob: number;
 }
 
@@ -71,20 +96,20 @@ export function splicePhrase(vocab: SpliceVocabulary, pass: PassWords, phrase: s
     match,
     ids: [...tokens.slice(0, start).map((t) => t.id), ...vocab.encode(spaced ? ` ${phrase.trim()}` : phrase.trim()), ...tokens.slice(end).map((t) => t.id)],
     replaced: vocab.decode(tokens.slice(start, end).map((t) => t.id)).trim(),
-    replacedLogprob: meanLogprob(tokens, start, end),
+    replacedLogprob: pass.sureness.slice(match.start, match.end).reduce((sum, lp) => sum + lp, 0) / (match.end - match.start),
   };
 }
 
 /**
- * The stretches of a pass around the words it was unsure of (mean log-probability of their tokens below
- * `unsure`), each with one word either side, "|" between stretches; "" when it was sure of every word.
+ * The stretches of a pass around the words it was unsure of (wordLogprob below `unsure`), each with one
+ * word either side, "|" between stretches; "" when it was sure of every word.
  * What a phrase must sound like to be worth a second look (shortlist.ts rankPhrases reads the "|").
  */
 export function unsureStretches(pass: PassWords, unsure: number): string {
-  const { tokens, words } = pass;
+  const { words } = pass;
   const keep = new Set<number>();
-  words.forEach((w, i) => {
-    if (meanLogprob(tokens, w.start, w.end) < unsure) for (const k of [i - 1, i, i + 1]) if (k >= 0 && k < words.length) keep.add(k);
+  words.forEach((_, i) => {
+    if (pass.sureness[i]! < unsure) for (const k of [i - 1, i, i + 1]) if (k >= 0 && k < words.length) keep.add(k);
   });
   let text = '';
   words.forEach((w, i) => {
@@ -92,11 +117,6 @@ export function unsureStretches(pass: PassWords, unsure: number): string {
     else if (keep.has(i - 1)) text += ' |';
   });
   return text.trim();
-}
-
-/** The mean log-probability of tokens [start, end): how sure a pass was of what it wrote there. */
-export function meanLogprob(tokens: readonly GeneratedToken[], start: number, end: number): number {
-  return tokens.slice(start, end).reduce((sum, t) => sum + t.logprob, 0) / (end - start);
 }
 
 /**
