@@ -27,7 +27,7 @@ describe('splicing a phrase into a pass (real whisper-tiny tokenizer)', () => {
     expect(splice.ids[0]).toBe(ts(0));
     expect(splice.ids[splice.ids.length - 1]).toBe(ts(2.4));
     expect(splice.replaced).toBe('Shabon NGU IDN');
-    // the mean over the three words of each word's log-probability, its tokens' summed
+    // each capitalised word counts as one token, its tokens' log-probabilities summed
     const replacedTokens = vocab.encode(' Shabon NGU IDN').length;
     expect(splice.replacedLogprob).toBeCloseTo((-1.5 * replacedTokens) / 3);
   });
@@ -69,6 +69,10 @@ describe('splicing a phrase into a pass (real whisper-tiny tokenizer)', () => {
     expect(sureness[opening!]).toBeCloseTo(-0.35);
     expect(sureness[ordinary]).toBeCloseTo(-0.35);
     expect(unsureStretches(passWords(vocab, tokens), -0.6)).toBe('to Superbus through |');
+    // a run with the name in it: its other tokens as before, the name as one
+    const run = splicePhrase(vocab, passWords(vocab, tokens), 'Supabase', 0.4)!;
+    expect(run.replaced).toBe('Superbus');
+    expect(run.replacedLogprob).toBeCloseTo(-0.35 * piecesOf(name!));
   });
 
   it('finds the listed phrases that sound the same as words written otherwise, however sure the pass was', () => {

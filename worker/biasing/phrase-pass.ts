@@ -20,7 +20,7 @@ export const PHRASE_CREDIT = 24;
 
 /**
  * A phrase is only credited where the unbiased pass was unsure: the words that sound most like it
- * must have had a log-probability below this (splice.ts wordLogprob; a probability of about 0.55). On
+ * must have had a log-probability below this (splice.ts runLogprob; a probability of about 0.55). On
  * the bias set, misheard names were written at -0.67 to -2.0; the unrelated words that proposals turned
  * into listed names were written above -0.3 ("new" → "Nelvesk") or just under -0.5 ("prudently" →
  * "Prunddal").

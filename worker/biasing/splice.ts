@@ -33,7 +33,9 @@ export function tokenWords(vocab: SpliceVocabulary, tokens: readonly GeneratedTo
 export interface PassWords {
   tokens: readonly GeneratedToken[];
   words: TokenWord[];
-  /** Per word, how sure the pass was of it (wordLogprob). */
+  /** Per word, whether it is a name the model pieced together (piecedName). */
+  names: boolean[];
+  /** Per word, how sure the pass was of it (runLogprob of the word alone). */
   sureness: number[];
   /** soundKey of each word. */
   keys: string[];
@@ -44,27 +46,32 @@ export interface PassWords {
 export function passWords(vocab: SpliceVocabulary, tokens: readonly GeneratedToken[]): PassWords {
   const words = tokenWords(vocab, tokens);
   const keys = words.map((w) => soundKey(w.text));
-  return { tokens, words, sureness: words.map((_, i) => wordLogprob(vocab, tokens, words, i)), keys, spelled: spelledLetters(keys) };
+  const names = words.map((w) => piecedName(vocab, tokens, w));
+  const pass = { tokens, words, names, sureness: [] as number[], keys, spelled: spelledLetters(keys) };
+  pass.sureness = words.map((_, i) => runLogprob(pass, i, i + 1));
+  return pass;
 }
 
 /**
- * How sure a pass was of its word `i`: the mean log-probability of its tokens, but for a name the model
- * pieced together (a capitalised word inside a sentence, in more than one token) the whole word's, its
- * tokens' summed: such a name is spelt from the sound, and written whole only as often as all its pieces
- * are. base wrote "Superbus" for a spoken Supabase as " Super" (-0.31) + "bus" (-0.38): about 0.5 for the
- * name, but -0.35 per token, which passed for sure, so the listed name it sounds like was never tried
- * there. Ordinary words keep the mean: summed, tiny's "prudently" (" pr" + "ud" + "ently", -1.57, written
- * right) became unsure and a proposal turned it into a listed made-up name (bench/bias-set/README.md).
+ * How sure a pass was of its words [from, to): the mean log-probability of their tokens, but a name the
+ * model pieced together counts as one token, its tokens' summed. Such a name is spelt from the sound, and
+ * written whole only as often as all its pieces are: base wrote "Superbus" for a spoken Supabase as
+ * " Super" (-0.31) + "bus" (-0.38), about 0.5 for the name but -0.35 per token, which passed for sure, so
+ * the listed name it sounds like was never tried there. Ordinary words keep the mean: counted whole,
+ * tiny's "prudently" (" pr" + "ud" + "ently", -1.57, written right) became unsure, and a proposal turned
+ * it into a listed made-up name (bench/bias-set/README.md).
  */
-export function wordLogprob(vocab: SpliceVocabulary, tokens: readonly GeneratedToken[], words: readonly TokenWord[], i: number): number {
-  const { start, end, text } = words[i]!;
+export function runLogprob(pass: Pick<PassWords, 'tokens' | 'words' | 'names'>, from: number, to: number): number {
+  const { tokens, words, names } = pass;
   let sum = 0;
-  for (let t = start; t < end; t++) sum += tokens[t]!.logprob;
-  return piecedName(vocab, tokens, start, end, text) ? sum : sum / (end - start);
+  for (let t = words[from]!.start; t < words[to - 1]!.end; t++) sum += tokens[t]!.logprob;
+  let counted = words[to - 1]!.end - words[from]!.start;
+  for (let i = from; i < to; i++) if (names[i]) counted -= words[i]!.end - words[i]!.start - 1;
+  return sum / counted;
 }
 
-/** Whether the word of tokens [start, end) is a capitalised word of several tokens that does not begin a sentence. */
-function piecedName(vocab: SpliceVocabulary, tokens: readonly GeneratedToken[], start: number, end: number, text: string): boolean {
+/** Whether `word` is a capitalised word of several tokens that does not begin a sentence. */
+function piecedName(vocab: SpliceVocabulary, tokens: readonly GeneratedToken[], { start, end, text }: TokenWord): boolean {
   if (end - start < 2 || !/^\p{Lu}/u.test(text.trim()) || start === 0) return false;
   const before = tokens[start - 1]!.id;
   return vocab.isText(before) && !/[.!?]["')\]]*\s*$/.test(vocab.decode([before]));
@@ -76,7 +83,7 @@ export interface Splice {
   match: SoundMatch;
   /** The replaced words, as the pass had them. */
   replaced: string;
-  /** How sure the pass was of what it heard there: the mean of the replaced words' wordLogprob. */
+  /** How sure the pass was of what it heard there (runLogprob of the replaced words). */
   replacedLogprob: number;
 }
 
@@ -96,12 +103,12 @@ export function splicePhrase(vocab: SpliceVocabulary, pass: PassWords, phrase: s
     match,
     ids: [...tokens.slice(0, start).map((t) => t.id), ...vocab.encode(spaced ? ` ${phrase.trim()}` : phrase.trim()), ...tokens.slice(end).map((t) => t.id)],
     replaced: vocab.decode(tokens.slice(start, end).map((t) => t.id)).trim(),
-    replacedLogprob: pass.sureness.slice(match.start, match.end).reduce((sum, lp) => sum + lp, 0) / (match.end - match.start),
+    replacedLogprob: runLogprob(pass, match.start, match.end),
   };
 }
 
 /**
- * The stretches of a pass around the words it was unsure of (wordLogprob below `unsure`), each with one
+ * The stretches of a pass around the words it was unsure of (runLogprob below `unsure`), each with one
  * word either side, "|" between stretches; "" when it was sure of every word.
  * What a phrase must sound like to be worth a second look (shortlist.ts rankPhrases reads the "|").
  */
