@@ -47,16 +47,16 @@ describe('where the model is asked which listed phrase it hears (real whisper-ti
     const first = { tokens };
     // " c" written as two tokens
     const best = { tokens: [...tokens.slice(0, 3), ...pass([[' x', 0], [' y', 0]]).slice(1), ...tokens.slice(4)] };
-    expect(placeIn(first, best, 1)).toBe(1);
-    expect(placeIn(first, best, 3)).toBe(3);
-    expect(placeIn(first, best, 4)).toBe(5);
-    expect(placeIn(first, best, 5)).toBe(6);
-    expect(placeIn(first, first, 4)).toBe(4);
+    expect(placeIn(rewritten(first, best), 1)).toBe(1);
+    expect(placeIn(rewritten(first, best), 3)).toBe(3);
+    expect(placeIn(rewritten(first, best), 4)).toBe(5);
+    expect(placeIn(rewritten(first, best), 5)).toBe(6);
+    expect(placeIn(rewritten(first, first), 4)).toBe(4);
     // the stretch rewritten: tokens 3..4 of the first pass, 3..5 of the candidate
     expect(rewritten(first, best)).toEqual({ same: 3, firstEnd: 4, bestEnd: 5 });
     // inside what changed: no such place
     const changedTwo = { tokens: [...tokens.slice(0, 2), ...pass([[' x', 0]]).slice(1), ...tokens.slice(4)] };
-    expect(placeIn(first, changedTwo, 3)).toBeNull();
+    expect(placeIn(rewritten(first, changedTwo), 3)).toBeNull();
   });
 
   it('asks more of a phrase heard among more than the inline limit of 250, by the log of how many more', () => {

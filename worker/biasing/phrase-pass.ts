@@ -399,11 +399,10 @@ export function unsurePlaces(pass: PassWords): number[] {
 }
 
 /**
- * Where token `place` of the first pass is in `best`, a candidate that changed one stretch of it: the
+ * Where token `place` of the first pass is in a candidate that changed one `stretch` of it (rewritten): the
  * same index before the stretch, shifted after it; null inside it.
  */
-export function placeIn(first: Pick<Generation, 'tokens'>, best: Pick<Generation, 'tokens'>, place: number): number | null {
-  const { same, firstEnd, bestEnd } = rewritten(first, best);
+export function placeIn({ same, firstEnd, bestEnd }: ReturnType<typeof rewritten>, place: number): number | null {
   if (place <= same) return place;
   return place >= firstEnd ? place + bestEnd - firstEnd : null;
 }
@@ -437,9 +436,10 @@ async function placedIn(
   item: { place: number; heard: Heard },
   floor: number,
 ): Promise<{ at: number; heard: Heard } | null> {
-  const at = placeIn(first, best, item.place);
+  const stretch = rewritten(first, best);
+  const at = placeIn(stretch, item.place);
   if (at !== null) return { at, heard: item.heard };
-  const { same, bestEnd } = rewritten(first, best);
+  const { same, bestEnd } = stretch;
   // a phrase may begin at any token of the stretch, or just after it
   const places = Array.from({ length: bestEnd - same + 1 }, (_, i) => same + i).filter((p) => p > 0 && p < best.tokens.length);
   // one phrase's forms (not kept among the recent lists a long list's index must stay in), so no bound on

@@ -47,9 +47,8 @@ export function passWords(vocab: SpliceVocabulary, tokens: readonly GeneratedTok
   const words = tokenWords(vocab, tokens);
   const keys = words.map((w) => soundKey(w.text));
   const names = words.map((w) => piecedName(vocab, tokens, w));
-  const pass = { tokens, words, names, sureness: [] as number[], keys, spelled: spelledLetters(keys) };
-  pass.sureness = words.map((_, i) => runLogprob(pass, i, i + 1));
-  return pass;
+  const sureness = words.map((_, i) => runLogprob({ tokens, words, names }, i, i + 1));
+  return { tokens, words, names, sureness, keys, spelled: spelledLetters(keys) };
 }
 
 /**
