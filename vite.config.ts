@@ -67,7 +67,7 @@ export default defineConfig(({ mode, command }) => {
     // Pre-bundle what the page, the service worker and the engine worker import, so the dev server never
     // re-optimizes (and reloads the page) in the middle of someone's first transcription.
     optimizeDeps: {
-      entries: [`${ROOT}/demo/index.html`, SW_ENTRY, `${ROOT}/worker/engine.ts`],
+      entries: [`${ROOT}/demo/index.html`, SW_ENTRY, `${ROOT}/engine/worker.ts`],
       include: ['comlink', 'idb', '@huggingface/tokenizers'],
       exclude: ['onnxruntime-web'],
     },

@@ -12,7 +12,7 @@ const pkg = JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as { depend
 const external = Object.keys(pkg.dependencies);
 
 /**
- * src/transcriber.ts starts its worker with `new Worker(new URL('../worker/engine.ts', import.meta.url))`,
+ * src/transcriber.ts starts its worker with `new Worker(new URL('../engine/worker.ts', import.meta.url))`,
  * which Vite would bundle into the library. Here the URL becomes the sibling dist/worker.js instead, in the
  * same pattern, so the consumer's bundler (Vite, webpack 5, esbuild, ...) finds and bundles the worker.
  */
@@ -23,7 +23,7 @@ function workerFromPackage(): Plugin {
     enforce: 'pre',
     transform(code, id) {
       if (!id.endsWith('/src/transcriber.ts')) return null;
-      const literal = "new URL('../worker/engine.ts', import.meta.url)";
+      const literal = "new URL('../engine/worker.ts', import.meta.url)";
       if (!code.includes(literal)) this.error(`src/transcriber.ts no longer creates its worker with ${literal}`);
       // Same line, same lines after: the source map stays valid (map: null keeps it).
       return { code: code.replace(literal, `new URL(${placeholder}, import.meta.url)`), map: null };
@@ -48,7 +48,7 @@ export default defineConfig({
     minify: false,
     sourcemap: true,
     lib: {
-      entry: { index: `${ROOT}/src/index.ts`, worker: `${ROOT}/worker/engine.ts` },
+      entry: { index: `${ROOT}/src/index.ts`, worker: `${ROOT}/engine/worker.ts` },
       formats: ['es'],
       fileName: (_format, name) => `${name}.js`,
     },

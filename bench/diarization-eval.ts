@@ -18,14 +18,14 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EVAL_DIR } from '../config/paths';
-import { decodingWindows, speechRegions, type SpeechRegion } from '../worker/segment-speech';
-import { decodeSpeakerConstants, type SpeakerConstants, type SpeakerConstantsFile } from '../worker/speakers/constants';
-import { SpeakerDiarizer, diarizationRegions, evidenceRegions, type DiarizerOptions } from '../worker/speakers/diarize';
-import { embedSpan, type HiddenWindow } from '../worker/speakers/embed';
-import type { SpeakerTurn } from '../worker/speakers/turns';
+import { decodingWindows, speechRegions, type SpeechRegion } from '../engine/vad/windows';
+import { decodeSpeakerConstants, type SpeakerConstants, type SpeakerConstantsFile } from '../engine/speakers/constants';
+import { SpeakerDiarizer, diarizationRegions, evidenceRegions, type DiarizerOptions } from '../engine/speakers/diarize';
+import { embedSpan, type HiddenWindow } from '../engine/speakers/embed';
+import type { SpeakerTurn } from '../engine/speakers/turns';
 import { testWindows } from '../scripts/fit-speaker-windows';
 import { loadWindows, POSITIONS, DIMS, type LabelledWindow } from '../scripts/fit-speaker-model';
-import { seeded } from '../worker/seeded-random';
+import { seeded } from '../engine/decoding/seeded-random';
 import { attributedWordAccuracy, engineDer, runEngine } from './diarization-engine';
 import { formatTable, percent } from './lib/table';
 import { diarizationError, parseRttm, type Turn } from './score/der';
@@ -294,7 +294,7 @@ export function packedCountAccuracy(c: SpeakerConstants, windows: readonly Label
 }
 
 /** The shipped constants, or another fitted file (`--constants FILE`, e.g. from scripts/fit-speaker-constants.mjs --out). */
-export function loadShippedConstants(path = join(import.meta.dirname, '../worker/speakers/speaker-constants.json')): SpeakerConstants {
+export function loadShippedConstants(path = join(import.meta.dirname, '../engine/speakers/speaker-constants.json')): SpeakerConstants {
   const file = JSON.parse(readFileSync(path, 'utf8')) as SpeakerConstantsFile;
   return decodeSpeakerConstants(file);
 }

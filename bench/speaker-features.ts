@@ -10,10 +10,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
 import { ROOT } from '../config/paths';
-import { FULL_FRAMES, logMelSpectrogram, N_MELS } from '../worker/mel';
-import { patchWhisperEncoder } from '../worker/onnx-graph';
-import { SPEAKER_FEATURE_TENSOR } from '../worker/speakers/constants';
-import { SileroVad } from '../worker/vad';
+import { FULL_FRAMES, logMelSpectrogram, N_MELS } from '../engine/whisper/features';
+import { patchWhisperEncoder } from '../engine/onnx/graph';
+import { SPEAKER_FEATURE_TENSOR } from '../engine/speakers/constants';
+import { SileroVad } from '../engine/vad/silero';
 
 ort.env.wasm.numThreads = 1;
 ort.env.logLevel = 'error';

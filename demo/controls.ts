@@ -3,7 +3,7 @@
  * transcribe() takes), the model and the backend.
  */
 import type { TranscriptionParamsInput } from '../src/api/params';
-import type { BackendChoice, ModelName } from '../src/engine-types';
+import type { BackendChoice, ModelName } from '../engine/protocol';
 
 export interface ControlValues {
   model: string;

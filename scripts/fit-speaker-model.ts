@@ -1,5 +1,5 @@
 /**
- * Fits the speaker-embedding constants shipped in worker/speakers/speaker-constants.json from
+ * Fits the speaker-embedding constants shipped in engine/speakers/speaker-constants.json from
  * ../shared/speakers/librispeech_train-clean-100 (251 speakers, one utterance each; never the test set):
  *   1. the utterances are packed two per 30 s window at seeded random offsets (fit-speaker-windows.ts)
  *      and run through whisper-base's encoder cut after block 2 (bench/speaker-features.ts);
@@ -13,10 +13,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../config/paths';
 import { vadProbabilities, windowHidden } from '../bench/speaker-features';
-import { SPEAKER_FEATURE_TENSOR, type SpeakerConstantsFile } from '../worker/speakers/constants';
-import { diarizationRegions } from '../worker/speakers/diarize';
-import { EMBEDDING_DEFAULTS, SAMPLES_PER_POSITION, tileSpan } from '../worker/speakers/embed';
-import type { SpeechRegion } from '../worker/segment-speech';
+import { SPEAKER_FEATURE_TENSOR, type SpeakerConstantsFile } from '../engine/speakers/constants';
+import { diarizationRegions } from '../engine/speakers/diarize';
+import { EMBEDDING_DEFAULTS, SAMPLES_PER_POSITION, tileSpan } from '../engine/speakers/embed';
+import type { SpeechRegion } from '../engine/vad/windows';
 import { symmetricEigen } from './symmetric-eigen';
 import { trainWindows, type PackedWindow } from './fit-speaker-windows';
 
@@ -305,7 +305,7 @@ export async function main(args: string[]): Promise<void> {
   const rank = option(args, '--rank', 128);
   const outDims = option(args, '--out-dims', 128);
   const outIndex = args.indexOf('--out');
-  const out = outIndex >= 0 ? args[outIndex + 1]! : join(ROOT, 'worker/speakers/speaker-constants.json');
+  const out = outIndex >= 0 ? args[outIndex + 1]! : join(ROOT, 'engine/speakers/speaker-constants.json');
   const packed = trainWindows(nWindows);
   const windows = await loadWindows(packed);
   const { mean, counts } = positionMean(windows);

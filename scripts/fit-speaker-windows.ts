@@ -8,7 +8,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { SPEAKERS_DIR } from '../config/paths';
 import { decodeFile } from '../bench/speaker-features';
-import { seeded } from '../worker/seeded-random';
+import { seeded } from '../engine/decoding/seeded-random';
 
 const SR = 16_000;
 const WINDOW = 30 * SR;

@@ -6,7 +6,7 @@
  * keys, so every /v1 request is 401 until the app provisions one) and limits.
  */
 import { toApiError } from './api/problem';
-import type { ProgressEvent } from './engine-types';
+import type { ProgressEvent } from '../engine/protocol';
 import { normalizeBasePath } from './sw/router';
 import {
   HOST,

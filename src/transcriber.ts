@@ -4,9 +4,9 @@ import { WHISPER_LANGUAGES } from './api/languages';
 import { parseTranscriptionParams, type TranscriptionParams, type TranscriptionParamsInput } from './api/params';
 import { shapeTranscript, type Transcript } from './api/transcript';
 import { decodeAudio } from './audio/index';
-import type { BackendChoice, EncoderWindow, EngineConfig, EngineRequest, ModelName, ProgressEvent } from './engine-types';
+import type { BackendChoice, EncoderWindow, EngineConfig, EngineRequest, ModelName, ProgressEvent } from '../engine/protocol';
 import { getPhrasesForBiasing } from './store/custom-models';
-import type { Engine, LoadedInfo } from '../worker/engine';
+import type { Engine, LoadedInfo } from '../engine/pipeline';
 
 export interface TranscriberConfig {
   /** Default 'whisper-base': see README "Choosing a model" for the measurements behind it. */
@@ -172,7 +172,7 @@ export class Transcriber {
 
   private startWorker(): Comlink.Remote<Engine> {
     if (this.engine) return this.engine;
-    const worker = new Worker(new URL('../worker/engine.ts', import.meta.url), { type: 'module', name: 'localscribe-engine' });
+    const worker = new Worker(new URL('../engine/worker.ts', import.meta.url), { type: 'module', name: 'localscribe-engine' });
     worker.addEventListener('error', (event) => {
       event.preventDefault();
       this.crash(`the transcription engine crashed (${event.message || 'worker error'})`);

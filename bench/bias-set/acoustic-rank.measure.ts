@@ -10,11 +10,11 @@
  */
 import { join } from 'node:path';
 import { it } from 'vitest';
-import { decodeWindow } from '../../worker/decode-window';
-import { logSumExp } from '../../worker/logit-rules';
-import { occurrences, UNSURE } from '../../worker/biasing/phrase-pass';
-import { passWords } from '../../worker/biasing/splice';
-import { releaseSelf, rowAt, type EncodedWindow, type Generation, type WhisperModel } from '../../worker/whisper';
+import { decodeWindow } from '../../engine/decoding/fallback';
+import { logSumExp } from '../../engine/whisper/logits';
+import { occurrences, UNSURE } from '../../engine/biasing/phrases/phrase-pass';
+import { passWords } from '../../engine/biasing/phrases/splice';
+import { releaseSelf, rowAt, type EncodedWindow, type Generation, type WhisperModel } from '../../engine/whisper/model';
 import { generateBiasSet } from './generate.mjs';
 import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
 import { madeUpPhrases } from './phrase-list';

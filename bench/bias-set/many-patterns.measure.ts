@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { it } from 'vitest';
 import { EVAL_DIR } from '../../config/paths';
 import { compilePattern } from '../../src/api/patterns';
-import { decodeWithPatterns } from '../../worker/biasing/pattern-pass';
-import { decodeWindow } from '../../worker/decode-window';
+import { decodeWithPatterns } from '../../engine/biasing/patterns/pattern-pass';
+import { decodeWindow } from '../../engine/decoding/fallback';
 import { generateBiasSet } from './generate.mjs';
 import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
 

@@ -7,10 +7,10 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as ort from 'onnxruntime-web/wasm';
 import { ROOT } from '../../config/paths';
-import { FULL_FRAMES, logMelSpectrogram, SAMPLE_RATE } from '../../worker/mel';
-import { patchWhisperEncoder } from '../../worker/onnx-graph';
-import { WhisperVocabulary, type GenerationConfig } from '../../worker/tokenizer';
-import { WhisperModel, type EncodedWindow } from '../../worker/whisper';
+import { FULL_FRAMES, logMelSpectrogram, SAMPLE_RATE } from '../../engine/whisper/features';
+import { patchWhisperEncoder } from '../../engine/onnx/graph';
+import { WhisperVocabulary, type GenerationConfig } from '../../engine/whisper/tokenizer';
+import { WhisperModel, type EncodedWindow } from '../../engine/whisper/model';
 
 export async function loadNodeWhisper(model = 'whisper-tiny'): Promise<WhisperModel> {
   const dir = resolve(ROOT, 'public/models', model);

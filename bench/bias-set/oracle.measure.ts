@@ -9,10 +9,10 @@
 import { join } from 'node:path';
 import { diffArrays } from 'diff';
 import { it } from 'vitest';
-import { decodeWindow } from '../../worker/decode-window';
-import { occurrences, PHRASE_CREDIT } from '../../worker/biasing/phrase-pass';
-import { tokenWords } from '../../worker/biasing/splice';
-import type { WhisperModel } from '../../worker/whisper';
+import { decodeWindow } from '../../engine/decoding/fallback';
+import { occurrences, PHRASE_CREDIT } from '../../engine/biasing/phrases/phrase-pass';
+import { tokenWords } from '../../engine/biasing/phrases/splice';
+import type { WhisperModel } from '../../engine/whisper/model';
 import { generateBiasSet } from './generate.mjs';
 import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
 import { log } from './progress-log';

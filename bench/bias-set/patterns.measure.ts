@@ -1,6 +1,6 @@
 /**
  * Pattern recovery with the real model in Node, on the shipped path: the first pass (decodeWindow),
- * the pattern-constrained second pass (worker/biasing/pattern-pass.ts), then the text rewrite
+ * the pattern-constrained second pass (engine/biasing/patterns/pattern-pass.ts), then the text rewrite
  * (applyPatterns). Counts exact codes on the code clips of the bias set, and false rewrites (output
  * differing from the plain first pass) on its unrelated clips and on EVAL_DIR/en with all six patterns.
  * Env: VOICES=slt,kal (subset), MODEL, STRENGTH (bias_strength, default 0.45), ALL_PATTERNS=1 (every
@@ -12,10 +12,10 @@ import { join } from 'node:path';
 import { it } from 'vitest';
 import { EVAL_DIR } from '../../config/paths';
 import { compilePattern, type CompiledPattern } from '../../src/api/patterns';
-import { decodeWindow } from '../../worker/decode-window';
-import { decodeWithPatterns, type PassTrace } from '../../worker/biasing/pattern-pass';
-import { applyPatterns } from '../../worker/biasing/spoken-patterns';
-import type { WhisperModel } from '../../worker/whisper';
+import { decodeWindow } from '../../engine/decoding/fallback';
+import { decodeWithPatterns, type PassTrace } from '../../engine/biasing/patterns/pattern-pass';
+import { applyPatterns } from '../../engine/biasing/patterns/spoken-patterns';
+import type { WhisperModel } from '../../engine/whisper/model';
 import { generateBiasSet } from './generate.mjs';
 import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
 import { log } from './progress-log';

@@ -1,7 +1,7 @@
 /**
  * Phrase biasing on the bias set (bench/bias-set/generate.mjs) and on ../shared/eval/en with the real
  * model in Node: recall of the bias terms, WER, and false insertions into unrelated audio, per condition.
- * Every condition decodes as the engine does (worker/steering.ts): `off` is the unbiased pass alone,
+ * Every condition decodes as the engine does (engine/decoding/steering.ts): `off` is the unbiased pass alone,
  * `S<x>` adds decodeWithPhrases at bias_strength x (phrase-pass.ts biasPlan), `S<x>` followed by `c<y>`,
  * `s<z>` (repeatable) overrides the plan's credit per phrase, proposal strengths. Env: VOICES=slt,awb (subset), MODEL=whisper-base,
  * CONDITIONS=off,S0.45,S1, EN=0 to skip ../shared/eval's English recordings, ONLY=regex (clip files), LOG=file for progress,
@@ -11,9 +11,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'vitest';
 import { EVAL_DIR } from '../../config/paths';
-import { decodeWindow } from '../../worker/decode-window';
-import { biasPlan, decodeWithPhrases, occurrences } from '../../worker/biasing/phrase-pass';
-import { passWords, splicePhrase } from '../../worker/biasing/splice';
+import { decodeWindow } from '../../engine/decoding/fallback';
+import { biasPlan, decodeWithPhrases, occurrences } from '../../engine/biasing/phrases/phrase-pass';
+import { passWords, splicePhrase } from '../../engine/biasing/phrases/splice';
 import { createScorer, errorRate, type ClipErrors } from '../score/error-rate';
 import { generateBiasSet } from './generate.mjs';
 import { falseInsertions, heardSeconds, unrelatedRecordings, windowReference } from './unrelated-recordings';

@@ -1,6 +1,6 @@
 /**
  * Decoding cost of biasing with a custom model at its 10,000-phrase limit, on real clips, as the engine
- * decodes (worker/steering.ts): the unbiased pass alone, and that pass plus decodeWithPhrases with 1
+ * decodes (engine/decoding/steering.ts): the unbiased pass alone, and that pass plus decodeWithPhrases with 1
  * phrase, 250 (the inline limit) and 10,000 (keys and tries built once before timing, as a cached custom model has them).
  * Env: REPS (default 3), MODEL, FILES (comma-separated paths under EVAL_DIR; default fw_hotwords and jfk),
  * DRAWS (default 1, at most 3): 250-phrase lists timed, each ComfyUI and another 249 of the 10,000. Which
@@ -12,8 +12,8 @@
 import { join } from 'node:path';
 import { it } from 'vitest';
 import { EVAL_DIR } from '../../config/paths';
-import { biasPlan, DEFAULT_STRENGTH, decodeWithPhrases } from '../../worker/biasing/phrase-pass';
-import { decodeWindow } from '../../worker/decode-window';
+import { biasPlan, DEFAULT_STRENGTH, decodeWithPhrases } from '../../engine/biasing/phrases/phrase-pass';
+import { decodeWindow } from '../../engine/decoding/fallback';
 import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
 import { madeUpPhrases } from './phrase-list';
 

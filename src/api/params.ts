@@ -37,7 +37,7 @@
  *   400 session_rejected (spec 4.3 rule 1).
  */
 import { AUDIO_ENCODINGS, type AudioEncoding } from '../audio/index';
-import type { FillerMode } from '../engine-types';
+import type { FillerMode } from '../../engine/protocol';
 import { invalidParam, sessionRejected } from './errors';
 import { parsePattern, splitPatterns } from './patterns';
 

@@ -23,12 +23,12 @@
  *   except where the detected language changes, so every segment has one true language, and except
  *   across a pause: a gap of more than MAX_MERGE_GAP_MS between one segment's end and the next one's
  *   start keeps them apart, so a segment's span never covers long silence (the engine times diarized
- *   segments by the diarizer's speaker turns, worker/speakers/assign.ts; a gap between them is a pause).
+ *   segments by the diarizer's speaker turns, engine/speakers/assign.ts; a gap between them is a pause).
  *   speaker_id is renumbered 0, 1, 2... in order of first appearance.
  * - Texts are trimmed; segment texts are joined with single spaces; segments and words whose
  *   text is empty after trimming are dropped.
  */
-import type { EngineResult, EngineSegment, EngineWord } from '../engine-types';
+import type { EngineResult, EngineSegment, EngineWord } from '../../engine/protocol';
 import type { TranscriptionParams } from './params';
 
 export interface Word {
@@ -65,7 +65,7 @@ const FALLBACK_LANGUAGE = 'en';
 const MIN_CONFIDENCE = 0.0001;
 /**
  * Longest pause a merged diarized segment may span. The diarizer's turns are padded by 400 ms on each
- * side (worker/speakers/diarize.ts), so a gap of more than 200 ms between two turns is more than 1 s of
+ * side (engine/speakers/diarize.ts), so a gap of more than 200 ms between two turns is more than 1 s of
  * silence to the VAD. Measured (bench/results/diarization-2026-11-21.md): at 500 ms, AMI dev01's two
  * last turns (350 ms apart) merged and the false alarm rose from 3.7% to 5.6%.
  */

@@ -1,16 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compilePattern } from '../../src/api/patterns';
 import { decodeAudio } from '../../src/audio';
-import { biasPlan, decodeWithPhrases } from '../../worker/biasing/phrase-pass';
-import { applyPatterns } from '../../worker/biasing/spoken-patterns';
-import { decodeWindow } from '../../worker/decode-window';
-import { FULL_FRAMES, logMelSpectrogram, SAMPLE_RATE } from '../../worker/mel';
-import { ModelFiles } from '../../worker/model-files';
-import { steeringFor } from '../../worker/steering';
-import { patchWhisperEncoder } from '../../worker/onnx-graph';
-import { loadRuntime, sessionOptions } from '../../worker/runtime';
-import { WhisperVocabulary, type GenerationConfig } from '../../worker/tokenizer';
-import { WhisperModel, type EncodedWindow } from '../../worker/whisper';
+import { biasPlan, decodeWithPhrases } from '../../engine/biasing/phrases/phrase-pass';
+import { applyPatterns } from '../../engine/biasing/patterns/spoken-patterns';
+import { decodeWindow } from '../../engine/decoding/fallback';
+import { FULL_FRAMES, logMelSpectrogram, SAMPLE_RATE } from '../../engine/whisper/features';
+import { ModelFiles } from '../../engine/runtime/model-files';
+import { steeringFor } from '../../engine/decoding/steering';
+import { patchWhisperEncoder } from '../../engine/onnx/graph';
+import { loadRuntime, sessionOptions } from '../../engine/runtime/backend';
+import { WhisperVocabulary, type GenerationConfig } from '../../engine/whisper/tokenizer';
+import { WhisperModel, type EncodedWindow } from '../../engine/whisper/model';
 import { evalBytes } from './helpers/clips';
 
 /**
@@ -71,7 +71,7 @@ async function fixture(path: string): Promise<ArrayBuffer> {
 }
 
 describe('vocabulary biasing with whisper-tiny (real model, real Chromium)', () => {
-  /** The engine's biased decoding (worker/biasing/phrase-pass.ts) after an unbiased pass. */
+  /** The engine's biased decoding (engine/biasing/phrases/phrase-pass.ts) after an unbiased pass. */
   async function decodeBiased(clip: { encoded: EncodedWindow; seconds: number }, phrases: string[], strength: number, wantAttention = false) {
     const opts = { language: 'en', wantAttention, audioSeconds: clip.seconds };
     const first = await decodeWindow(model, clip.encoded, opts);

@@ -64,7 +64,7 @@ describe('short utterances, whisper-base (fit encoder windows by default)', () =
   afterAll(() => base.dispose());
 
   it('identifies a 1.2 s "Bonjour !" as French and short English clips as English', async () => {
-    // on a fit (10 s) encoding whisper-base says ru 0.87 for this clip; see worker/language.ts
+    // on a fit (10 s) encoding whisper-base says ru 0.87 for this clip; see engine/language/plan.ts
     const bonjour = await base.transcribe(await evalBytes('multi/wts_bonjour.wav'), { include_language: true });
     expect(bonjour.language).toBe('fr');
     expect(bonjour.text).toMatch(/bonjour/i);

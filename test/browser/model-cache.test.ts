@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { clearModelCache, createTranscriber, MODEL_CACHE, modelCacheInfo } from '../../src/index';
-import { ModelFiles } from '../../worker/model-files';
+import { ModelFiles } from '../../engine/runtime/model-files';
 
 // The real model files from public/models/, fetched from the other loopback name of the test server:
 // a cross-origin modelBaseUrl (CORS) under the page's cross-origin isolation.

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTranscriber } from '../../src/index';
-import { isFiller } from '../../worker/fillers';
+import { isFiller } from '../../engine/postprocess/fillers';
 import { evalBytes } from './helpers/clips';
 
 const transcriber = createTranscriber({ model: 'whisper-tiny' });

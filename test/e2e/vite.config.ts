@@ -13,7 +13,7 @@ export default defineConfig({
   // Pre-bundle every dependency the page, the service worker and the engine worker import, so the dev
   // server never re-optimizes (and reloads the page) in the middle of a test.
   optimizeDeps: {
-    entries: [`${ROOT}/test/e2e/app/index.html`, `${ROOT}/src/sw/service-worker.ts`, `${ROOT}/worker/engine.ts`],
+    entries: [`${ROOT}/test/e2e/app/index.html`, `${ROOT}/src/sw/service-worker.ts`, `${ROOT}/engine/worker.ts`],
     include: ['idb', 'comlink', '@huggingface/tokenizers'],
     exclude: ['onnxruntime-web'],
   },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { EngineToken } from '../../src/engine-types';
-import { trimToSpeech } from '../../worker/alignment';
-import { wordsFromTokens } from '../../worker/words';
+import type { EngineToken } from '../../engine/protocol';
+import { trimToSpeech } from '../../engine/postprocess/alignment';
+import { wordsFromTokens } from '../../engine/postprocess/words';
 
 /** Tokens with 100 ms each; a token's text is looked up by id, and bytes of '\uFFFD' pieces join up. */
 function tokens(texts: string[], probabilities: number[] = []): { toks: EngineToken[]; decode: (ids: number[]) => string } {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { alignRows, capLongWords, dtwRowEntries, enforceSpans, medianFilter, tokenFrames } from '../../worker/alignment';
+import { alignRows, capLongWords, dtwRowEntries, enforceSpans, medianFilter, tokenFrames } from '../../engine/postprocess/alignment';
 
 /** Attention rows for `tokens` tokens over `frames` frames, token i looking at frames [at[i], at[i+1]). */
 function diagonalAttention(at: number[], frames: number, heads: number, encoderFrames = frames): Float32Array[] {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EngineResult, EngineSegment, EngineWord } from '../../src/engine-types';
+import type { EngineResult, EngineSegment, EngineWord } from '../../engine/protocol';
 import { DEFAULT_TRANSCRIPTION_PARAMS, type TranscriptionParams } from '../../src/api/params';
 import { shapeTranscript } from '../../src/api/transcript';
 

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { listSurcharge, placeIn, rewritten, unsurePlaces } from '../../worker/biasing/phrase-pass';
-import { leadPlaces } from '../../worker/biasing/model-rank';
-import { passWords } from '../../worker/biasing/splice';
-import { WhisperVocabulary } from '../../worker/tokenizer';
+import { listSurcharge, placeIn, rewritten, unsurePlaces } from '../../engine/biasing/phrases/phrase-pass';
+import { leadPlaces } from '../../engine/biasing/phrases/model-rank';
+import { passWords } from '../../engine/biasing/phrases/splice';
+import { WhisperVocabulary } from '../../engine/whisper/tokenizer';
 
 describe('where the model is asked which listed phrase it hears (real whisper-tiny tokenizer)', () => {
   const dir = 'public/models/whisper-tiny';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compilePattern } from '../../src/api/patterns';
-import { applyPatterns, applyPatternsToWords, findPatternSpans } from '../../worker/biasing/spoken-patterns';
+import { applyPatterns, applyPatternsToWords, findPatternSpans } from '../../engine/biasing/patterns/spoken-patterns';
 
 const P = (...sources: string[]) => sources.map(compilePattern);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { occurrences, phrasesGained, phrasesLost } from '../../worker/biasing/phrase-pass';
-import { rankPhrases, soundKey, soundMatch } from '../../worker/biasing/shortlist';
+import { occurrences, phrasesGained, phrasesLost } from '../../engine/biasing/phrases/phrase-pass';
+import { rankPhrases, soundKey, soundMatch } from '../../engine/biasing/phrases/shortlist';
 import { madeUpPhrases } from '../../bench/bias-set/phrase-list';
 
 describe('phrase shortlist (sound-alike ranking against an unbiased transcription)', () => {

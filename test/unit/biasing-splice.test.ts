@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { passWords, sameSoundPhrases, splicePhrase, tokenWords, unsureStretches } from '../../worker/biasing/splice';
-import { WhisperVocabulary } from '../../worker/tokenizer';
+import { passWords, sameSoundPhrases, splicePhrase, tokenWords, unsureStretches } from '../../engine/biasing/phrases/splice';
+import { WhisperVocabulary } from '../../engine/whisper/tokenizer';
 
 describe('splicing a phrase into a pass (real whisper-tiny tokenizer)', () => {
   const dir = 'public/models/whisper-tiny';

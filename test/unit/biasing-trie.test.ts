@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { proposalLoopRepeats, recites, settledProposal } from '../../worker/biasing/phrase-pass';
-import { passWords } from '../../worker/biasing/splice';
-import { createBiasProcessor, TOKEN_BOOST } from '../../worker/biasing/processor';
-import { promptForPhrases } from '../../worker/biasing/prompt';
-import { buildPhraseTrie, phraseVariants, TokenTrie } from '../../worker/biasing/trie';
-import { WhisperVocabulary } from '../../worker/tokenizer';
-import { repeatsTail, type Generation } from '../../worker/whisper';
+import { proposalLoopRepeats, recites, settledProposal } from '../../engine/biasing/phrases/phrase-pass';
+import { passWords } from '../../engine/biasing/phrases/splice';
+import { createBiasProcessor, TOKEN_BOOST } from '../../engine/biasing/phrases/processor';
+import { promptForPhrases } from '../../engine/biasing/phrases/prompt';
+import { buildPhraseTrie, phraseVariants, TokenTrie } from '../../engine/biasing/phrases/trie';
+import { WhisperVocabulary } from '../../engine/whisper/tokenizer';
+import { repeatsTail, type Generation } from '../../engine/whisper/model';
 import { madeUpPhrases } from '../../bench/bias-set/phrase-list';
 
 const dir = 'public/models/whisper-tiny';

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { EngineToken, EngineWord } from '../../src/engine-types';
-import { cleanWords, isFiller, joinWords, removeFillers, tokensWithoutFillers } from '../../worker/fillers';
-import { WhisperVocabulary } from '../../worker/tokenizer';
-import { wordsFromTokens, wordTokens } from '../../worker/words';
+import type { EngineToken, EngineWord } from '../../engine/protocol';
+import { cleanWords, isFiller, joinWords, removeFillers, tokensWithoutFillers } from '../../engine/postprocess/fillers';
+import { WhisperVocabulary } from '../../engine/whisper/tokenizer';
+import { wordsFromTokens, wordTokens } from '../../engine/postprocess/words';
 
 const words = (text: string, sep = ' '): EngineWord[] =>
   (sep ? text.split(sep) : [...text]).map((t, i) => ({ text: t, startMs: i * 100, endMs: i * 100 + 90, confidence: 0.9, speaker: 0 }));

@@ -8,7 +8,7 @@ import {
   mostProbableJoint,
   rescoringCandidates,
   splitByLanguage,
-} from '../../worker/language';
+} from '../../engine/language/plan';
 
 const probs = (entries: Record<string, number>) => new Map(Object.entries(entries));
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { logSumExp } from '../../worker/logit-rules';
-import { seeded } from '../../worker/seeded-random';
+import { logSumExp } from '../../engine/whisper/logits';
+import { seeded } from '../../engine/decoding/seeded-random';
 
 /** log Σ e^a[i] the plain way, in doubles. */
 function reference(a: Float32Array, from: number, to: number): number {

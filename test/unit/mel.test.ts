@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { WhisperFeatureExtractor } from '@huggingface/transformers';
 import { describe, expect, it } from 'vitest';
-import { FFT } from '../../worker/fft';
-import { FULL_FRAMES, logMelSpectrogram, melFilterBank, N_MELS } from '../../worker/mel';
+import { FFT } from '../../engine/whisper/fft';
+import { FULL_FRAMES, logMelSpectrogram, melFilterBank, N_MELS } from '../../engine/whisper/features';
 import { loadEvalClip } from './helpers/audio';
 
 describe('FFT', () => {

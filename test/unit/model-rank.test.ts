@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodeWindow } from '../../worker/decode-window';
-import { formIndex, phrasesAfter, phrasesHeard } from '../../worker/biasing/model-rank';
-import { logSumExp } from '../../worker/logit-rules';
-import { pick, releaseSelf, treeLayout } from '../../worker/whisper';
+import { decodeWindow } from '../../engine/decoding/fallback';
+import { formIndex, phrasesAfter, phrasesHeard } from '../../engine/biasing/phrases/model-rank';
+import { logSumExp } from '../../engine/whisper/logits';
+import { pick, releaseSelf, treeLayout } from '../../engine/whisper/model';
 import { tinyOnJfk } from './helpers/tiny-on-jfk';
 
 /**

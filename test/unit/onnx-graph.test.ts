@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../config/paths';
-import { listGraph, LOGITS_FROM, patchWhisperDecoder, patchWhisperEncoder, roundTripModel, SELF_MASK, TOKEN_POSITIONS } from '../../worker/onnx-graph';
-import { treeLayout } from '../../worker/whisper';
-import { FULL_FRAMES, logMelSpectrogram, N_MELS } from '../../worker/mel';
+import { listGraph, LOGITS_FROM, patchWhisperDecoder, patchWhisperEncoder, roundTripModel, SELF_MASK, TOKEN_POSITIONS } from '../../engine/onnx/graph';
+import { treeLayout } from '../../engine/whisper/model';
+import { FULL_FRAMES, logMelSpectrogram, N_MELS } from '../../engine/whisper/features';
 import { loadEvalClip } from './helpers/audio';
 
 ort.env.wasm.numThreads = 1;

@@ -3,10 +3,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { generateBiasSet } from '../../bench/bias-set/generate.mjs';
 import { encodeClip, loadNodeWhisper, readAudio } from '../../bench/bias-set/node-model';
 import { compilePattern } from '../../src/api/patterns';
-import { decodeWithPatterns } from '../../worker/biasing/pattern-pass';
-import { applyPatterns } from '../../worker/biasing/spoken-patterns';
-import { decodeWindow } from '../../worker/decode-window';
-import type { WhisperModel } from '../../worker/whisper';
+import { decodeWithPatterns } from '../../engine/biasing/patterns/pattern-pass';
+import { applyPatterns } from '../../engine/biasing/patterns/spoken-patterns';
+import { decodeWindow } from '../../engine/decoding/fallback';
+import type { WhisperModel } from '../../engine/whisper/model';
 import { loadEvalClip } from './helpers/audio';
 
 /** The pattern-constrained second pass with the real whisper-tiny (onnxruntime-web's wasm build in Node). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compilePattern } from '../../src/api/patterns';
-import { PatternMatcher } from '../../worker/biasing/pattern-matcher';
+import { PatternMatcher } from '../../engine/biasing/patterns/pattern-matcher';
 
 const matcher = (...sources: string[]) => new PatternMatcher(sources.map(compilePattern));
 

@@ -3,9 +3,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { generateBiasSet } from '../../bench/bias-set/generate.mjs';
 import { encodeClip, loadNodeWhisper, readAudio } from '../../bench/bias-set/node-model';
 import { madeUpPhrases } from '../../bench/bias-set/phrase-list';
-import { biasPlan, DEFAULT_STRENGTH, decodeWithPhrases } from '../../worker/biasing/phrase-pass';
-import { decodeWindow } from '../../worker/decode-window';
-import type { WhisperModel } from '../../worker/whisper';
+import { biasPlan, DEFAULT_STRENGTH, decodeWithPhrases } from '../../engine/biasing/phrases/phrase-pass';
+import { decodeWindow } from '../../engine/decoding/fallback';
+import type { WhisperModel } from '../../engine/whisper/model';
 
 /**
  * Phrases the model hears where the unbiased pass wrote other words (phrase-pass.ts weighHeard), with the

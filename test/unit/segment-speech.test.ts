@@ -6,7 +6,7 @@ import {
   speechRegions,
   type DecodingWindow,
   type SpeechRegion,
-} from '../../worker/segment-speech';
+} from '../../engine/vad/windows';
 
 const FRAME = 512;
 const SR = 16_000;

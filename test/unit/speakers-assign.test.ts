@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { EngineSegment, EngineToken, EngineWord } from '../../src/engine-types';
+import type { EngineSegment, EngineToken, EngineWord } from '../../engine/protocol';
 import { DEFAULT_TRANSCRIPTION_PARAMS } from '../../src/api/params';
 import { MAX_MERGE_GAP_MS, shapeTranscript } from '../../src/api/transcript';
-import { attributeSpeakers, turnForSpan } from '../../worker/speakers/assign';
-import { oneSpeakerTurns } from '../../worker/speakers/diarize';
-import type { SpeakerTurn } from '../../worker/speakers/turns';
+import { attributeSpeakers, turnForSpan } from '../../engine/speakers/assign';
+import { oneSpeakerTurns } from '../../engine/speakers/diarize';
+import type { SpeakerTurn } from '../../engine/speakers/turns';
 
 const word = (text: string, startMs: number, endMs: number): EngineWord => ({ text, startMs, endMs, confidence: 0.9, speaker: 0 });
 const token = (text: string, startMs: number, endMs: number): EngineToken => ({ id: 1, text, startMs, endMs, probability: 0.9 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { absorbTiny, averageLinkage, clusterSpeakers, cutTree, minSeparation, separation, similarityMatrix } from '../../worker/speakers/cluster';
-import { seeded } from '../../worker/seeded-random';
+import { absorbTiny, averageLinkage, clusterSpeakers, cutTree, minSeparation, separation, similarityMatrix } from '../../engine/speakers/cluster';
+import { seeded } from '../../engine/decoding/seeded-random';
 
 const DIMS = 64;
 

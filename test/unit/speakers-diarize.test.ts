@@ -4,12 +4,12 @@ import * as ort from 'onnxruntime-web';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, EVAL_DIR } from '../../config/paths';
 import { diarizationError, parseRttm } from '../../bench/score/der';
-import { FULL_FRAMES, logMelSpectrogram, N_MELS } from '../../worker/mel';
-import { listGraph, patchWhisperEncoder } from '../../worker/onnx-graph';
-import { decodeSpeakerConstants, SPEAKER_FEATURE_TENSOR, type SpeakerConstantsFile } from '../../worker/speakers/constants';
-import constantsJson from '../../worker/speakers/speaker-constants.json';
-import { SpeakerDiarizer } from '../../worker/speakers/diarize';
-import { SileroVad } from '../../worker/vad';
+import { FULL_FRAMES, logMelSpectrogram, N_MELS } from '../../engine/whisper/features';
+import { listGraph, patchWhisperEncoder } from '../../engine/onnx/graph';
+import { decodeSpeakerConstants, SPEAKER_FEATURE_TENSOR, type SpeakerConstantsFile } from '../../engine/speakers/constants';
+import constantsJson from '../../engine/speakers/speaker-constants.json';
+import { SpeakerDiarizer } from '../../engine/speakers/diarize';
+import { SileroVad } from '../../engine/vad/silero';
 import { loadEvalClip } from './helpers/audio';
 
 ort.env.wasm.numThreads = 1;

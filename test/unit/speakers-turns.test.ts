@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { EngineSegment, EngineToken, EngineWord } from '../../src/engine-types';
-import { attributeSpeakers, speakerForSpan } from '../../worker/speakers/assign';
-import type { SpeakerEmbedding } from '../../worker/speakers/embed';
-import { renumberTurns, speakerTurns, type SpeakerTurn } from '../../worker/speakers/turns';
+import type { EngineSegment, EngineToken, EngineWord } from '../../engine/protocol';
+import { attributeSpeakers, speakerForSpan } from '../../engine/speakers/assign';
+import type { SpeakerEmbedding } from '../../engine/speakers/embed';
+import { renumberTurns, speakerTurns, type SpeakerTurn } from '../../engine/speakers/turns';
 
 const SR = 16_000;
 const A = Float32Array.of(1, 0);

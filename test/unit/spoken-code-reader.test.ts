@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compilePattern } from '../../src/api/patterns';
-import { PatternMatcher } from '../../worker/biasing/pattern-matcher';
-import { SpokenCodeReader, type SpokenCodeState } from '../../worker/biasing/spoken-code-reader';
-import { findPatternSpans, spokenCodeWord } from '../../worker/biasing/spoken-patterns';
+import { PatternMatcher } from '../../engine/biasing/patterns/pattern-matcher';
+import { SpokenCodeReader, type SpokenCodeState } from '../../engine/biasing/patterns/spoken-code-reader';
+import { findPatternSpans, spokenCodeWord } from '../../engine/biasing/patterns/spoken-patterns';
 
 const reader = (...sources: string[]) => new SpokenCodeReader(new PatternMatcher(sources.map(compilePattern)));
 

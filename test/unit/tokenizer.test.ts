@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { WhisperVocabulary } from '../../worker/tokenizer';
+import { WhisperVocabulary } from '../../engine/whisper/tokenizer';
 
 const dir = 'public/models/whisper-tiny';
 const json = (f: string) => JSON.parse(readFileSync(`${dir}/${f}`, 'utf8'));

@@ -9,8 +9,8 @@ import {
   SPEECH_REGION_DEFAULTS,
   speechRegions,
   type SpeechRegion,
-} from '../../worker/segment-speech';
-import { SileroVad, VAD_FRAME_SAMPLES } from '../../worker/vad';
+} from '../../engine/vad/windows';
+import { SileroVad, VAD_FRAME_SAMPLES } from '../../engine/vad/silero';
 
 const SR = 16_000;
 const MODEL = join(ROOT, 'public/models/silero-vad/silero_vad_v5.onnx');

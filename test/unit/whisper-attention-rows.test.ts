@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { endedWithEot } from '../../worker/whisper';
+import { endedWithEot } from '../../engine/whisper/model';
 import { tinyOnJfk } from './helpers/tiny-on-jfk';
 
 /**

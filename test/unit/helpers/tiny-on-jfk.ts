@@ -1,6 +1,6 @@
 import { beforeAll } from 'vitest';
 import { encodeClip, loadNodeWhisper } from '../../../bench/bias-set/node-model';
-import type { EncodedWindow, WhisperModel } from '../../../worker/whisper';
+import type { EncodedWindow, WhisperModel } from '../../../engine/whisper/model';
 import { loadEvalClip } from './audio';
 
 /** The real whisper-tiny (onnxruntime-web's wasm build in Node) and ../shared/eval's jfk.flac encoded, loaded before the file's tests. */

@@ -1,0 +1,55 @@
+import { seeded } from './seeded-random';
+import type { EncodedWindow, GenerateOptions, Generation, WhisperModel } from '../whisper/model';
+
+/**
+ * Temperatures tried in turn when a pass looks like a loop or has low confidence (OpenAI's schedule).
+ * A looping pass is cut short as soon as the loop shows (repeatsTail in whisper.ts), so retries stay cheap.
+ */
+const TEMPERATURES = [0, 0.2, 0.4, 0.6, 0.8, 1.0];
+const MAX_COMPRESSION_RATIO = 2.4;
+const MIN_AVG_LOGPROB = -1.0;
+/** Above this no-speech probability, with low confidence, the window is treated as silence. */
+export const NO_SPEECH_THRESHOLD = 0.6;
+
+export type DecodeOptions = Omit<GenerateOptions, 'temperature' | 'random'>;
+
+/**
+ * Decodes one encoded window, retrying at higher temperatures while the result repeats itself
+ * (gzip compression ratio) or is unlikely (average log-probability). When every pass fails, the likeliest
+ * pass that does not repeat itself wins, else the last one: a confident loop is still a loop.
+ */
+export async function decodeWindow(model: WhisperModel, encoded: EncodedWindow, opts: DecodeOptions): Promise<Generation> {
+  const random = seeded(0x5eed);
+  let best: Generation | null = null;
+  let last: Generation | null = null;
+  // every retry begins with the same prompt
+  const start = await model.promptRun(encoded, opts);
+  try {
+    for (const temperature of TEMPERATURES) {
+      const gen = await model.generate(encoded, { ...opts, temperature, random }, start);
+      const text = model.vocab.decode(gen.tokens.map((t) => t.id));
+      const repeats = gen.looped || (await compressionRatio(text)) > MAX_COMPRESSION_RATIO;
+      const silent = gen.noSpeechProb > NO_SPEECH_THRESHOLD && gen.avgLogprob < MIN_AVG_LOGPROB;
+      if (silent || (!repeats && gen.avgLogprob >= MIN_AVG_LOGPROB)) return gen;
+      if (!repeats && (!best || gen.avgLogprob > best.avgLogprob)) best = gen;
+      last = gen;
+    }
+  } finally {
+    start.release();
+  }
+  return best ?? last!;
+}
+
+/** Whether a decoded window is silence rather than speech. */
+export function isSilence(gen: Generation): boolean {
+  return gen.tokens.length === 0 || (gen.noSpeechProb > NO_SPEECH_THRESHOLD && gen.avgLogprob < MIN_AVG_LOGPROB);
+}
+
+async function compressionRatio(text: string): Promise<number> {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length === 0) return 0;
+  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream('gzip'));
+  const compressed = await new Response(stream).arrayBuffer();
+  // gzip adds an 18-byte header and trailer that zlib (OpenAI's measure) does not
+  return bytes.length / Math.max(1, compressed.byteLength - 12);
+}

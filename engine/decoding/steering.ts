@@ -1,0 +1,51 @@
+import type { EngineRequest } from '../protocol';
+import { compilePattern, type CompiledPattern } from '../../src/api/patterns';
+import { biasPlan, decodeWithPhrases } from '../biasing/phrases/phrase-pass';
+import { decodeWithPatterns } from '../biasing/patterns/pattern-pass';
+import { decodeWindow, type DecodeOptions } from './fallback';
+import { fillerTokenIds, VERBATIM_BOOST, verbatimPrompt } from '../postprocess/fillers';
+import type { EncodedWindow, Generation, WhisperModel } from '../whisper/model';
+
+/** A window's decoding options before steering: what every request sets. */
+export type WindowOptions = Pick<DecodeOptions, 'language' | 'wantAttention' | 'audioSeconds' | 'checkpoint'>;
+
+/** How a request steers decoding: verbatim fillers, vocabulary biasing, patterns (at decode time here, in the text afterwards). */
+export interface Steering {
+  /** Decodes one window as the request asks (one pass, or a second, biased look; see phrase-pass.ts). */
+  decode(encoded: EncodedWindow, opts: WindowOptions): Promise<Generation>;
+  patterns: CompiledPattern[];
+}
+
+export function steeringFor(whisper: WhisperModel, request: EngineRequest): Steering {
+  const plan = request.phrases.length > 0 ? biasPlan(request.biasStrength) : null;
+  const patterns = request.patterns.map(compilePattern);
+  return {
+    patterns,
+    async decode(encoded, opts) {
+      const options = { ...opts, ...fillerOptions(whisper, request, opts.language) };
+      const first = await decodeWindow(whisper, encoded, options);
+      if (plan) return decodeWithPhrases(whisper, encoded, options, first, request.phrases, plan);
+      // patterns never come with phrases (400 session_rejected)
+      return patterns.length > 0 ? decodeWithPatterns(whisper, encoded, options, first, patterns, request.biasStrength) : first;
+    },
+  };
+}
+
+/** verbatim filler mode: a prompt in that style and a boost for filler tokens; nothing otherwise. */
+function fillerOptions(whisper: WhisperModel, request: EngineRequest, language: string): Pick<DecodeOptions, 'promptIds' | 'adjustLogits'> {
+  if (request.fillerMode !== 'verbatim') return {};
+  const vocab = whisper.vocab;
+  const fillerIds = fillerTokenIds(language, (text) => vocab.encode(text));
+  const prompt = verbatimPrompt(language);
+  return {
+    ...(prompt ? { promptIds: vocab.encode(` ${prompt}`) } : {}),
+    // not within 3 tokens of a filler: boosted fillers would otherwise feed on themselves ("Um, um, um")
+    ...(fillerIds.length > 0
+      ? {
+          adjustLogits: (logits: Float32Array, generated: readonly number[]) => {
+            if (!generated.slice(-3).some((id) => fillerIds.includes(id))) for (const id of fillerIds) logits[id]! += VERBATIM_BOOST;
+          },
+        }
+      : {}),
+  };
+}

@@ -1,0 +1,420 @@
+import type { EncoderWindow, EngineConfig, EngineRequest, EngineResult, EngineSegment, ProgressEvent } from './protocol';
+import { isSilence } from './decoding/fallback';
+import { FULL_FRAMES, HOP, logMelSpectrogram, SAMPLE_RATE } from './whisper/features';
+import { ModelFiles } from './runtime/model-files';
+import { patchWhisperEncoder } from './onnx/graph';
+import { loadRuntime, sessionOptions, type Backend, type Ort } from './runtime/backend';
+import { decodingWindows, SPEECH_REGION_DEFAULTS, speechRegions, type DecodingWindow } from './vad/windows';
+import { splitAtTimestamps, spreadTokenTimes } from './postprocess/segments';
+import { capLongWords, enforceSpans, FRAME_MS, tokenFrames, trimToSpeech } from './postprocess/alignment';
+import { cleanWords, joinWords, tokensWithoutFillers } from './postprocess/fillers';
+import { isConfident, mostLikely, mostProbableJoint, rescoringCandidates, SHORT_UTTERANCE_S, splitByLanguage, SURE_ON_FIT, type LanguageHypothesis, type LanguagePlan } from './language/plan';
+import { applyPatterns, applyPatternsToWords } from './biasing/patterns/spoken-patterns';
+import { attributeSpeakers } from './speakers/assign';
+import { decodeSpeakerConstants, SPEAKER_FEATURE_TENSOR, type SpeakerConstants, type SpeakerConstantsFile } from './speakers/constants';
+import { oneSpeakerTurns, SpeakerDiarizer } from './speakers/diarize';
+import { SpeakerFeatureSource } from './speakers/features';
+import { steeringFor, type Steering } from './decoding/steering';
+import { WhisperVocabulary, type GenerationConfig } from './whisper/tokenizer';
+import { SileroVad, VAD_FRAME_SAMPLES } from './vad/silero';
+import { WhisperModel, type EncodedWindow, type Generation } from './whisper/model';
+import { wordsFromTokens, wordTokens } from './postprocess/words';
+
+export class CancelledError extends Error {
+  constructor() {
+    super('transcription cancelled');
+    this.name = 'AbortError';
+  }
+}
+
+export interface LoadedInfo {
+  model: EngineConfig['model'];
+  backend: Backend;
+  threads: number;
+  languages: string[];
+  dynamicFrames: boolean;
+}
+
+interface Loaded {
+  ort: Ort;
+  backend: Backend;
+  files: ModelFiles;
+  whisper: WhisperModel;
+  vad: SileroVad;
+  info: LoadedInfo;
+  /** Made on the first diarized request. */
+  speakers?: Promise<{ source: SpeakerFeatureSource; constants: SpeakerConstants }>;
+}
+
+/** Per-request state carried through the windows. */
+interface RequestContext {
+  request: EngineRequest;
+  steering: Steering;
+  diarizer: { diarizer: SpeakerDiarizer; source: SpeakerFeatureSource } | null;
+  checkpoint: () => void;
+}
+
+const BASE_ENCODER = 'whisper-base/onnx/encoder_model_quantized.onnx';
+
+/**
+ * In 'fit' mode the encoder sees the window's audio, then at least TAIL_PAD_FRAMES of silence (Whisper was
+ * trained on padded windows and relies on seeing the speech end), and never fewer than MIN_MEL_FRAMES.
+ */
+const MIN_MEL_FRAMES = 1000;
+const TAIL_PAD_FRAMES = 300;
+
+/**
+ * The engine that runs in the Web Worker: loads Whisper + Silero VAD once, then transcribes 16 kHz mono PCM.
+ * Exposed over Comlink by engine/worker.ts; one transcription runs at a time (calls queue).
+ */
+export class Engine {
+  private loaded: Promise<Loaded> | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly jobs = new Map<number, AbortController>();
+  private encoderWindow: EncoderWindow = 'full';
+
+  load(config: EngineConfig, onProgress?: (e: ProgressEvent) => void): Promise<LoadedInfo> {
+    this.encoderWindow = config.encoderWindow ?? 'full';
+    this.loaded ??= this.doLoad(config, onProgress).catch((err) => {
+      this.loaded = null;
+      throw err;
+    });
+    return this.loaded.then((l) => l.info);
+  }
+
+  transcribe(jobId: number, request: EngineRequest, onProgress?: (e: ProgressEvent) => void): Promise<EngineResult> {
+    const controller = new AbortController();
+    this.jobs.set(jobId, controller);
+    const run = this.queue.then(async () => {
+      if (!this.loaded) throw new Error('engine not loaded: call load() first');
+      return this.run(await this.loaded, controller.signal, request, onProgress);
+    });
+    this.queue = run.catch(() => undefined);
+    return run.finally(() => this.jobs.delete(jobId));
+  }
+
+  cancel(jobId: number): void {
+    this.jobs.get(jobId)?.abort(new CancelledError());
+  }
+
+  async dispose(): Promise<void> {
+    const loaded = await this.loaded?.catch(() => null);
+    this.loaded = null;
+    if (loaded) {
+      await loaded.whisper.release();
+      await loaded.vad.release();
+      await (await loaded.speakers?.catch(() => null))?.source.release();
+    }
+  }
+
+  /** Test hook: raise an uncaught error in the worker, as a crash would. */
+  crashForTest(): void {
+    setTimeout(() => {
+      throw new Error('simulated engine crash');
+    });
+  }
+
+  private async doLoad(config: EngineConfig, onProgress?: (e: ProgressEvent) => void): Promise<Loaded> {
+    const files = await ModelFiles.open(config.modelBaseUrl, { cache: config.cacheModels });
+    const dir = config.model;
+    const paths = {
+      encoder: `${dir}/onnx/encoder_model_quantized.onnx`,
+      decoder: `${dir}/onnx/decoder_model_merged_quantized.onnx`,
+      tokenizer: `${dir}/tokenizer.json`,
+      tokenizerConfig: `${dir}/tokenizer_config.json`,
+      generation: `${dir}/generation_config.json`,
+      config: `${dir}/config.json`,
+      vad: 'silero-vad/silero_vad_v5.onnx',
+    };
+    const all = Object.values(paths);
+    const total = files.totalBytes(all);
+    const done = new Map<string, number>();
+    const progress = (file: string, loaded: number) => {
+      done.set(file, loaded);
+      let sum = 0;
+      for (const v of done.values()) sum += v;
+      onProgress?.({ stage: 'load', file, loaded: sum, total });
+    };
+    const [encoderRaw, decoder, tokenizer, tokenizerConfig, generation, modelConfig, vadBytes] = await Promise.all([
+      files.bytes(paths.encoder, progress),
+      files.bytes(paths.decoder, progress),
+      files.json<object>(paths.tokenizer, progress),
+      files.json<object>(paths.tokenizerConfig, progress),
+      files.json<GenerationConfig>(paths.generation, progress),
+      files.json<{ decoder_layers: number; decoder_attention_heads: number; d_model: number }>(paths.config, progress),
+      files.bytes(paths.vad, progress),
+    ]);
+    const { ort, backend, threads } = await loadRuntime(config.backend, config.wasmBaseUrl, config.numThreads);
+    const vocab = new WhisperVocabulary(tokenizer, tokenizerConfig, generation);
+    // whisper-base's block-2 output doubles as the speaker features for diarization (engine/speakers/)
+    const extraOutputs = config.model === 'whisper-base' ? [SPEAKER_FEATURE_TENSOR] : [];
+    const encoder = patchWhisperEncoder(encoderRaw, { dynamicFrames: true, extraOutputs });
+    let whisper: WhisperModel;
+    let usedBackend = backend;
+    try {
+      whisper = await WhisperModel.create(ort, encoder, decoder, vocab, generation, modelConfig, sessionOptions(backend), true);
+    } catch (err) {
+      if (backend !== 'webgpu') throw err;
+      usedBackend = 'wasm';
+      whisper = await WhisperModel.create(ort, encoder, decoder, vocab, generation, modelConfig, sessionOptions('wasm'), true);
+    }
+    const vad = await SileroVad.create(ort, vadBytes);
+    return {
+      ort,
+      backend: usedBackend,
+      files,
+      whisper,
+      vad,
+      info: { model: config.model, backend: usedBackend, threads, languages: vocab.languages, dynamicFrames: whisper.dynamicFrames },
+    };
+  }
+
+  private async run(
+    loaded: Loaded,
+    signal: AbortSignal,
+    request: EngineRequest,
+    onProgress?: (e: ProgressEvent) => void,
+  ): Promise<EngineResult> {
+    const { audio } = request;
+    const checkpoint = () => signal.throwIfAborted();
+    const totalMs = (audio.length / SAMPLE_RATE) * 1000;
+    checkpoint();
+    const probs = await loaded.vad.probabilities(audio, undefined, signal);
+    const windows = decodingWindows(speechRegions(probs, { totalSamples: audio.length }), probs, audio.length);
+    const ctx: RequestContext = {
+      request,
+      steering: steeringFor(loaded.whisper, request),
+      diarizer: request.diarize && request.maxSpeakers !== 1 ? await this.diarizer(loaded, probs, audio.length) : null,
+      checkpoint,
+    };
+    let segments: EngineSegment[] = [];
+    for (const window of windows) {
+      checkpoint();
+      for (const plan of await this.planLanguages(loaded.whisper, audio, window, request.languages, checkpoint)) {
+        checkpoint();
+        segments.push(...(await this.transcribeWindow(loaded.whisper, audio, probs, plan, ctx)));
+      }
+      onProgress?.({ stage: 'transcribe', processedMs: (window.endSample / SAMPLE_RATE) * 1000, totalMs });
+    }
+    if (ctx.diarizer) segments = attributeSpeakers(segments, ctx.diarizer.diarizer.finish(request.maxSpeakers));
+    else if (request.diarize) segments = attributeSpeakers(segments, oneSpeakerTurns(probs, audio.length));
+    onProgress?.({ stage: 'transcribe', processedMs: totalMs, totalMs });
+    return { durationMs: totalMs, segments, model: loaded.info.model, backend: loaded.backend };
+  }
+
+  private async diarizer(loaded: Loaded, probs: Float32Array, totalSamples: number) {
+    loaded.speakers ??= (async () => {
+      const source = await SpeakerFeatureSource.create(loaded.ort, loaded.whisper, () => loaded.files.bytes(BASE_ENCODER), sessionOptions('wasm'));
+      const file = (await import('./speakers/speaker-constants.json')).default as unknown as SpeakerConstantsFile;
+      return { source, constants: decodeSpeakerConstants(file) };
+    })().catch((err) => {
+      loaded.speakers = undefined;
+      throw err;
+    });
+    const { source, constants } = await loaded.speakers;
+    return { diarizer: SpeakerDiarizer.fromVad(constants, probs, totalSamples), source };
+  }
+
+  /**
+   * Language per utterance (engine/language/plan.ts): a forced code applies everywhere; a window of one
+   * utterance of SHORT_UTTERANCE_S or more is identified from the encoding its decoding needs anyway (no
+   * extra cost), and so is a lone short one guessed surely (SURE_ON_FIT) on its fit encoding; otherwise each
+   * utterance gets its own encoder pass (a full 30 s window for a window's lone short one),
+   * an uncertain guess is settled by decoding its likeliest languages and those of its neighbours, and
+   * the window is cut into runs of one language, each decoded on its own.
+   */
+  private async planLanguages(
+    whisper: WhisperModel,
+    audio: Float32Array,
+    window: DecodingWindow,
+    candidates: string[] | null,
+    checkpoint: () => void,
+  ): Promise<LanguagePlan[]> {
+    if (candidates?.length === 1) return [{ window, language: candidates[0]! }];
+    const isShort = (r: { startSample: number; endSample: number }) => r.endSample - r.startSample < SHORT_UTTERANCE_S * SAMPLE_RATE;
+    if (window.regions.length === 1 && !isShort(window.regions[0]!)) return [{ window, language: null }];
+    const detections: { samples: Float32Array; probs: Map<string, number>; encoded: EncodedWindow | null; confident: boolean }[] = [];
+    let kept: EncodedWindow | null = null;
+    // a short window of one utterance decoded on full windows anyway (encoderWindow 'full') reuses the
+    // encoding made here; with 'fit' it is decoded on its fit encoding, as it would be with its language
+    // given (measured: decoding short clips on the full window instead changed whisper-base's en/ WER)
+    const only = window.regions.length === 1 ? window.regions[0]! : null;
+    const reusable = this.encoderWindow === 'full' && only !== null && isShort(only) && spansWindow(only, window);
+    if (only !== null && isShort(only) && this.encoderWindow === 'fit' && spansWindow(only, window)) {
+      const samples = audio.subarray(only.startSample, only.endSample);
+      const frames = fitFrames(samples.length);
+      const encoded = await whisper.encode(logMelSpectrogram(samples, frames), frames);
+      // judged over every language: restricting to candidates would inflate a wrong guess's probability
+      const probs = await whisper.detectLanguage(encoded, null).catch((err: unknown) => {
+        whisper.releaseWindow(encoded);
+        throw err;
+      });
+      const guess = mostLikely(probs);
+      if (isConfident(probs, SURE_ON_FIT) && (!candidates || candidates.includes(guess))) return [{ window, language: guess, encoded }];
+      whisper.releaseWindow(encoded);
+    }
+    try {
+      for (const region of window.regions) {
+        checkpoint();
+        const samples = audio.subarray(region.startSample, region.endSample);
+        // a full window only for a window's lone short utterance: beside others, its neighbours settle an
+        // uncertain guess, and a 30 s pass per short region would triple the encoding of long audio
+        const melFrames = isShort(region) && only !== null ? FULL_FRAMES : fitFrames(samples.length);
+        const encoded = await whisper.encode(logMelSpectrogram(samples, melFrames), melFrames);
+        const probs = await whisper.detectLanguage(encoded, candidates);
+        const confident = isConfident(probs);
+        if (confident && !reusable) whisper.releaseWindow(encoded);
+        detections.push({ samples, probs, encoded: confident && !reusable ? null : encoded, confident });
+      }
+      const languages: string[] = [];
+      for (const [i, d] of detections.entries()) {
+        if (d.confident || !d.encoded) {
+          languages.push(mostLikely(d.probs));
+          continue;
+        }
+        const neighbours = detections.filter((o, j) => j !== i && o.confident).map((o) => mostLikely(o.probs));
+        const hypotheses: LanguageHypothesis[] = [];
+        for (const language of rescoringCandidates(d.probs, neighbours)) {
+          checkpoint();
+          const gen = await whisper.generate(d.encoded, { language, temperature: 0, wantAttention: false, audioSeconds: d.samples.length / SAMPLE_RATE, checkpoint });
+          hypotheses.push({
+            language,
+            probability: d.probs.get(language)!,
+            logprobs: gen.tokens.map((t) => t.logprob),
+            hasText: gen.tokens.some((t) => whisper.vocab.isText(t.id)),
+          });
+        }
+        languages.push(mostProbableJoint(hypotheses));
+      }
+      if (reusable && detections[0]!.encoded) {
+        kept = detections[0]!.encoded;
+        return [{ window, language: languages[0]!, encoded: kept }];
+      }
+      return splitByLanguage(window, languages);
+    } finally {
+      for (const d of detections) if (d.encoded && d.encoded !== kept) whisper.releaseWindow(d.encoded);
+    }
+  }
+
+  private async transcribeWindow(
+    whisper: WhisperModel,
+    audio: Float32Array,
+    speech: Float32Array,
+    plan: LanguagePlan,
+    ctx: RequestContext,
+  ): Promise<EngineSegment[]> {
+    const { window } = plan;
+    const { request, checkpoint, diarizer } = ctx;
+    const samples = audio.subarray(window.startSample, window.endSample);
+    // the language probe's full-window encoding of a short window (planLanguages), unless diarizing needs its own
+    if (diarizer && plan.encoded) whisper.releaseWindow(plan.encoded);
+    const reused = diarizer ? null : (plan.encoded ?? null);
+    const melFrames = reused || this.encoderWindow === 'full' ? FULL_FRAMES : fitFrames(samples.length);
+    const mel = reused ? new Float32Array(0) : logMelSpectrogram(samples, melFrames);
+    const encoded = reused ?? (await whisper.encode(mel, melFrames, diarizer?.source.encoderOutputs ?? []));
+    try {
+      if (diarizer) {
+        const features = await diarizer.source.features(encoded, mel, melFrames);
+        diarizer.diarizer.addWindow(features.data as Float32Array, features.dims[1]!, window.startSample);
+        if (!Object.values(encoded.extras).includes(features)) features.dispose();
+      }
+      checkpoint();
+      const language = plan.language ?? mostLikely(await whisper.detectLanguage(encoded, request.languages));
+      const gen = await ctx.steering.decode(encoded, {
+        language,
+        wantAttention: request.wantWordTimes,
+        checkpoint,
+        audioSeconds: samples.length / SAMPLE_RATE,
+      });
+      if (isSilence(gen)) return [];
+      return windowSegments(whisper, gen, language, window, encoded.frames, speech, ctx);
+    } finally {
+      whisper.releaseWindow(encoded);
+      for (const t of Object.values(encoded.extras)) t.dispose();
+    }
+  }
+}
+
+/**
+ * A decoded window as segments (split at the timestamp tokens) with their words; with attention, the
+ * words get aligned times. clean filler mode drops fillers from words and text here.
+ */
+function windowSegments(
+  whisper: WhisperModel,
+  gen: Generation,
+  language: string,
+  window: DecodingWindow,
+  encoderFrames: number,
+  speech: Float32Array,
+  { request, steering }: RequestContext,
+): EngineSegment[] {
+  const windowSamples = window.endSample - window.startSample;
+  const offsetMs = (window.startSample / SAMPLE_RATE) * 1000;
+  const endMs = (window.endSample / SAMPLE_RATE) * 1000;
+  const aligned = gen.attention ? alignedTimes(gen, encoderFrames, windowSamples, offsetMs) : null;
+  const text = (ids: number[]) => whisper.vocab.decode(ids);
+  const segments: EngineSegment[] = [];
+  for (const seg of splitAtTimestamps(gen.tokens, whisper.vocab, windowSamples / SAMPLE_RATE)) {
+    let tokens = aligned
+      ? seg.tokens.map((t) => ({ id: t.id, text: text([t.id]), ...aligned.get(t)!, probability: Math.exp(t.logprob) }))
+      : spreadTokenTimes(seg, whisper.vocab, offsetMs).map((t) => ({ ...t, endMs: Math.min(t.endMs, endMs) }));
+    let segText = text(seg.tokens.map((t) => t.id)).trim();
+    let words = wordsFromTokens(tokens, text, 0, language);
+    if (request.fillerMode === 'clean') {
+      const cleaned = cleanWords(words, language);
+      if (cleaned.removed.size > 0) {
+        tokens = tokensWithoutFillers(tokens, wordTokens(tokens, text, language), cleaned);
+        [words, segText] = [cleaned.words, joinWords(cleaned.words, language)];
+      }
+    }
+    if (steering.patterns.length > 0) {
+      segText = applyPatterns(segText, steering.patterns);
+      words = applyPatternsToWords(words, steering.patterns);
+    }
+    if (!segText) continue;
+    const startMs = offsetMs + seg.start * 1000;
+    const segEndMs = Math.max(startMs, Math.min(endMs, offsetMs + seg.end * 1000));
+    segments.push({ startMs, endMs: segEndMs, text: segText, language, speaker: 0, tokens, words });
+  }
+  return aligned ? fitWordTimes(segments, speech, offsetMs, endMs) : segments;
+}
+
+/** 'fit' encoder input for `samples` of audio (see MIN_MEL_FRAMES). */
+function fitFrames(samples: number): number {
+  return Math.min(FULL_FRAMES, 2 * Math.ceil(Math.max(MIN_MEL_FRAMES, samples / HOP + TAIL_PAD_FRAMES) / 2));
+}
+
+/** Absolute times of a window's generated tokens from cross-attention DTW. */
+function alignedTimes(gen: Generation, encoderFrames: number, windowSamples: number, offsetMs: number) {
+  const audioFrames = Math.ceil(windowSamples / SAMPLE_RATE / (FRAME_MS / 1000));
+  const frames = tokenFrames(gen.tokens.length, gen.attention!, encoderFrames, audioFrames);
+  return new Map(gen.tokens.map((t, i) => [t, { startMs: offsetMs + frames[i]![0] * FRAME_MS, endMs: offsetMs + frames[i]![1] * FRAME_MS }]));
+}
+
+/**
+ * Word times of a window made presentable: pauses that long words absorbed cut by the VAD's speech
+ * probabilities `speech`, long words at sentence and segment edges trimmed, then monotonic, inside the
+ * window and never zero-length; segments span their words.
+ */
+function fitWordTimes(segments: EngineSegment[], speech: Float32Array, lo: number, hi: number): EngineSegment[] {
+  const all = segments.flatMap((s) => s.words);
+  const firsts = new Set<number>();
+  let n = 0;
+  for (const s of segments) {
+    firsts.add(n);
+    n += s.words.length;
+  }
+  const vadFrameMs = (VAD_FRAME_SAMPLES / SAMPLE_RATE) * 1000;
+  const trimmed = trimToSpeech(all, speech, vadFrameMs, SPEECH_REGION_DEFAULTS.offsetThreshold);
+  const fixed = enforceSpans(capLongWords(trimmed, firsts), lo, hi);
+  let k = 0;
+  return segments.map((s) => {
+    const words = fixed.slice(k, (k += s.words.length));
+    if (words.length === 0) return s;
+    return { ...s, words, startMs: words[0]!.startMs, endMs: words[words.length - 1]!.endMs };
+  });
+}
+
+function spansWindow(region: { startSample: number; endSample: number }, window: DecodingWindow): boolean {
+  return region.startSample === window.startSample && region.endSample === window.endSample;
+}

@@ -1,0 +1,89 @@
+/**
+ * The contract between the main thread and the engine in engine/pipeline.ts.
+ * The engine returns one full internal result; src/api/transcript.ts shapes it by the request's flags.
+ */
+export type ModelName = 'whisper-tiny' | 'whisper-base';
+export type BackendChoice = 'auto' | 'wasm' | 'webgpu';
+export type FillerMode = 'clean' | 'natural' | 'verbatim';
+
+export interface EngineConfig {
+  /** Absolute URL of the folder holding whisper-tiny/, whisper-base/, silero-vad/ and manifest.json. */
+  modelBaseUrl: string;
+  /** Absolute URL of the folder holding onnxruntime-web's .wasm files; '' for the ones bundled beside it. */
+  wasmBaseUrl: string;
+  /** Keep verified model files in Cache Storage (engine/runtime/model-files.ts). */
+  cacheModels: boolean;
+  model: ModelName;
+  backend: BackendChoice;
+  /** WASM threads; defaults to min(4, hardwareConcurrency) when cross-origin isolated, else 1. */
+  numThreads?: number;
+  /**
+   * 'full' (default) always runs the encoder on Whisper's 30 s window; 'fit' only on the window's audio
+   * plus some silence: faster on short clips but less accurate (see README). Selectable so eval can compare.
+   */
+  encoderWindow?: EncoderWindow;
+}
+
+export type EncoderWindow = 'fit' | 'full';
+
+/** What the engine needs to transcribe one recording (already validated and resolved). */
+export interface EngineRequest {
+  /** 16 kHz mono PCM. Transferred to the worker, not copied. */
+  audio: Float32Array;
+  /** Candidate languages; null lets every language the model knows compete, per utterance. */
+  languages: string[] | null;
+  /** Bias phrases (inline or from a custom model); empty means no biasing. */
+  phrases: string[];
+  biasStrength: number;
+  /** Parsed alphanumeric patterns (vendor-notes syntax); empty when none. */
+  patterns: string[];
+  fillerMode: FillerMode;
+  /** Align words to the audio with cross-attention (costs attention outputs on every decoder step). */
+  wantWordTimes: boolean;
+  diarize: boolean;
+  maxSpeakers: number | null;
+}
+
+export interface EngineToken {
+  id: number;
+  text: string;
+  /** Absolute time in the recording, from the timestamp tokens / alignment. */
+  startMs: number;
+  endMs: number;
+  /** Softmax probability of the chosen token, in (0, 1]. */
+  probability: number;
+}
+
+export interface EngineWord {
+  text: string;
+  startMs: number;
+  endMs: number;
+  /** In (0, 1]. */
+  confidence: number;
+  speaker: number;
+}
+
+export interface EngineSegment {
+  /** Absolute start and end in the recording, in milliseconds. */
+  startMs: number;
+  endMs: number;
+  text: string;
+  /** ISO 639-1 code detected (or forced) for this utterance. */
+  language: string;
+  speaker: number;
+  tokens: EngineToken[];
+  words: EngineWord[];
+}
+
+export interface EngineResult {
+  /** Duration of the audio that was transcribed. */
+  durationMs: number;
+  segments: EngineSegment[];
+  model: ModelName;
+  backend: 'wasm' | 'webgpu';
+}
+
+export type ProgressEvent =
+  | { stage: 'load'; file: string; loaded: number; total: number }
+  | { stage: 'decode-audio' }
+  | { stage: 'transcribe'; processedMs: number; totalMs: number };

@@ -1,0 +1,138 @@
+/**
+ * From labelled embeddings to speaker turns: every 20 ms of speech goes to the speaker whose centroid
+ * the overlapping pieces are, on average, most similar to; short speech regions that gave no clustering
+ * embedding are classified by their own embedding against the centroids.
+ */
+import type { SpeechRegion } from '../vad/windows';
+import type { SpeakerEmbedding } from './embed';
+
+export interface SpeakerTurn {
+  startMs: number;
+  endMs: number;
+  speaker: number;
+}
+
+const SAMPLES_PER_MS = 16;
+/** Resolution of the turn boundaries: one encoder position. */
+const STEP = 320;
+
+/** Unit-length mean vector of each speaker's embeddings. */
+export function centroids(embeddings: readonly SpeakerEmbedding[], labels: readonly number[]): Float32Array[] {
+  const k = labels.length === 0 ? 0 : Math.max(...labels) + 1;
+  const dims = embeddings[0]?.vector.length ?? 0;
+  const out = Array.from({ length: k }, () => new Float32Array(dims));
+  embeddings.forEach((e, i) => {
+    const c = out[labels[i]!]!;
+    for (let d = 0; d < dims; d++) c[d]! += e.vector[d]!;
+  });
+  for (const c of out) {
+    const norm = Math.hypot(...c) || 1;
+    for (let d = 0; d < dims; d++) c[d]! /= norm;
+  }
+  return out;
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let d = 0; d < a.length; d++) s += a[d]! * b[d]!;
+  return s;
+}
+
+export interface TurnOptions {
+  /** Turns shorter than this are given to the neighbouring speaker (a 1.5 s piece cannot place them). */
+  minTurnMs: number;
+}
+
+export const TURN_DEFAULTS: Readonly<TurnOptions> = { minTurnMs: 250 };
+
+/**
+ * Speaker turns over `regions` (absolute samples), sorted, non-overlapping. `extra` are embeddings of
+ * short regions that were left out of clustering; they only vote for the region they cover.
+ */
+export function speakerTurns(
+  regions: readonly SpeechRegion[],
+  embeddings: readonly SpeakerEmbedding[],
+  labels: readonly number[],
+  extra: readonly SpeakerEmbedding[] = [],
+  options: Partial<TurnOptions> = {},
+): SpeakerTurn[] {
+  const o = { ...TURN_DEFAULTS, ...options };
+  const cents = centroids(embeddings, labels);
+  if (cents.length === 0) return regions.map((r) => ({ startMs: r.startSample / SAMPLES_PER_MS, endMs: r.endSample / SAMPLES_PER_MS, speaker: 0 }));
+  const scored = [...embeddings, ...extra]
+    .map((e) => ({ s: e.startSample, e: e.endSample, scores: cents.map((c) => dot(c, e.vector)) }))
+    .sort((a, b) => a.s - b.s);
+
+  const steps: Array<{ start: number; end: number; speaker: number }> = [];
+  let from = 0; // first piece that may still overlap
+  for (const r of regions) {
+    for (let t = r.startSample; t < r.endSample; t += STEP) {
+      const end = Math.min(t + STEP, r.endSample);
+      const mid = (t + end) / 2;
+      while (from < scored.length && scored[from]!.e <= t - 48_000) from++;
+      const sum = new Float64Array(cents.length);
+      let hits = 0;
+      let nearest = -1;
+      let nearestGap = Infinity;
+      for (let i = from; i < scored.length && scored[i]!.s <= mid + 48_000; i++) {
+        const p = scored[i]!;
+        if (p.s <= mid && mid < p.e) {
+          p.scores.forEach((v, c) => (sum[c]! += v));
+          hits++;
+        } else {
+          const gap = mid < p.s ? p.s - mid : mid - p.e;
+          if (gap < nearestGap) [nearest, nearestGap] = [i, gap];
+        }
+      }
+      // No piece covers this step (a short region, or an edge): the nearest piece within 3 s decides.
+      if (hits === 0 && nearest >= 0) scored[nearest]!.scores.forEach((v, c) => (sum[c]! += v));
+      let speaker = 0;
+      for (let c = 1; c < sum.length; c++) if (sum[c]! > sum[speaker]!) speaker = c;
+      steps.push({ start: t, end, speaker });
+    }
+  }
+
+  const turns: SpeakerTurn[] = [];
+  for (const st of steps) {
+    const last = turns[turns.length - 1];
+    const startMs = st.start / SAMPLES_PER_MS;
+    if (last && last.speaker === st.speaker && Math.abs(last.endMs - startMs) < 1e-6) last.endMs = st.end / SAMPLES_PER_MS;
+    else turns.push({ startMs, endMs: st.end / SAMPLES_PER_MS, speaker: st.speaker });
+  }
+  return renumberTurns(absorbShortTurns(turns, o.minTurnMs));
+}
+
+/** A turn shorter than `minMs` between or beside turns of others goes to its longer touching neighbour. */
+function absorbShortTurns(turns: SpeakerTurn[], minMs: number): SpeakerTurn[] {
+  const out = turns.map((t) => ({ ...t }));
+  for (let i = 0; i < out.length; i++) {
+    const t = out[i]!;
+    if (t.endMs - t.startMs >= minMs) continue;
+    const prev = out[i - 1];
+    const next = out[i + 1];
+    const touchesPrev = prev !== undefined && Math.abs(prev.endMs - t.startMs) < 1e-6;
+    const touchesNext = next !== undefined && Math.abs(next.startMs - t.endMs) < 1e-6;
+    if (!touchesPrev && !touchesNext) continue;
+    const pick =
+      touchesPrev && touchesNext ? (prev!.endMs - prev!.startMs >= next!.endMs - next!.startMs ? prev! : next!) : touchesPrev ? prev! : next!;
+    t.speaker = pick.speaker;
+  }
+  const merged: SpeakerTurn[] = [];
+  for (const t of out) {
+    const last = merged[merged.length - 1];
+    if (last && last.speaker === t.speaker && Math.abs(last.endMs - t.startMs) < 1e-6) last.endMs = t.endMs;
+    else merged.push(t);
+  }
+  return merged;
+}
+
+/** Speaker ids 0, 1, ... in order of first appearance in time. */
+export function renumberTurns(turns: readonly SpeakerTurn[]): SpeakerTurn[] {
+  const names = new Map<number, number>();
+  return [...turns]
+    .sort((a, b) => a.startMs - b.startMs)
+    .map((t) => {
+      if (!names.has(t.speaker)) names.set(t.speaker, names.size);
+      return { ...t, speaker: names.get(t.speaker)! };
+    });
+}
