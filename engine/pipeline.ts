@@ -32,7 +32,6 @@ export interface LoadedInfo {
   backend: Backend;
   threads: number;
   languages: string[];
-  dynamicFrames: boolean;
 }
 
 interface Loaded {
@@ -152,11 +151,11 @@ export class Engine {
     let whisper: WhisperModel;
     let usedBackend = backend;
     try {
-      whisper = await WhisperModel.create(ort, encoder, decoder, vocab, generation, modelConfig, sessionOptions(backend), true);
+      whisper = await WhisperModel.create(ort, encoder, decoder, vocab, generation, modelConfig, sessionOptions(backend));
     } catch (err) {
       if (backend !== 'webgpu') throw err;
       usedBackend = 'wasm';
-      whisper = await WhisperModel.create(ort, encoder, decoder, vocab, generation, modelConfig, sessionOptions('wasm'), true);
+      whisper = await WhisperModel.create(ort, encoder, decoder, vocab, generation, modelConfig, sessionOptions('wasm'));
     }
     const vad = await SileroVad.create(ort, vadBytes);
     return {
@@ -165,7 +164,7 @@ export class Engine {
       files,
       whisper,
       vad,
-      info: { model: config.model, backend: usedBackend, threads, languages: vocab.languages, dynamicFrames: whisper.dynamicFrames },
+      info: { model: config.model, backend: usedBackend, threads, languages: vocab.languages },
     };
   }
 

@@ -30,7 +30,6 @@ export async function loadNodeWhisper(model = 'whisper-tiny'): Promise<WhisperMo
     generation,
     json('config.json'),
     { executionProviders: ['wasm'], graphOptimizationLevel: 'all' },
-    true,
   );
 }
 

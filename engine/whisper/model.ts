@@ -1,6 +1,5 @@
 import type * as OrtModule from 'onnxruntime-web';
 import { applyTimestampRules, logSumExp } from './logits';
-import { FULL_FRAMES } from './features';
 import { LOGITS_FROM, patchWhisperDecoder, SELF_MASK, TOKEN_POSITIONS } from '../onnx/graph';
 import type { GenerationConfig, WhisperVocabulary } from './tokenizer';
 
@@ -73,8 +72,6 @@ export class WhisperModel {
     readonly vocab: WhisperVocabulary,
     readonly dims: ModelDims,
     private readonly alignmentHeads: [number, number][],
-    /** Whether the encoder accepts fewer than 3000 frames (graph patched). */
-    readonly dynamicFrames: boolean,
   ) {}
 
   static async create(
@@ -85,7 +82,6 @@ export class WhisperModel {
     generation: GenerationConfig,
     config: { decoder_layers: number; decoder_attention_heads: number; d_model: number },
     options: OrtModule.InferenceSession.SessionOptions,
-    dynamicFrames: boolean,
   ): Promise<WhisperModel> {
     const encoder = await ort.InferenceSession.create(encoderBytes, options);
     const decoder = await ort.InferenceSession.create(patchWhisperDecoder(decoderBytes), options);
@@ -94,7 +90,7 @@ export class WhisperModel {
       heads: config.decoder_attention_heads,
       headDim: config.d_model / config.decoder_attention_heads,
     };
-    return new WhisperModel(ort, encoder, decoder, vocab, dims, generation.alignment_heads, dynamicFrames);
+    return new WhisperModel(ort, encoder, decoder, vocab, dims, generation.alignment_heads);
   }
 
   /** Whether the encoder graph exposes the named intermediate tensor (added by patchWhisperEncoder). */
@@ -527,5 +523,3 @@ export function repeatsTail(ids: readonly number[], times = 4): boolean {
   }
   return false;
 }
-
-export const FULL_ENCODER_FRAMES = FULL_FRAMES / 2;

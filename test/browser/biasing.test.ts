@@ -33,7 +33,7 @@ beforeAll(async () => {
   const { ort } = await loadRuntime('wasm', new URL('/ort/', location.href).href, 1);
   const vocab = new WhisperVocabulary(tokenizer, tokenizerConfig, generation);
   const patched = patchWhisperEncoder(encoder, { dynamicFrames: true });
-  model = await WhisperModel.create(ort, patched, decoder, vocab, generation, config, sessionOptions('wasm'), true);
+  model = await WhisperModel.create(ort, patched, decoder, vocab, generation, config, sessionOptions('wasm'));
 });
 
 async function encodeBytes(bytes: ArrayBuffer): Promise<{ encoded: EncodedWindow; seconds: number }> {
