@@ -10,13 +10,15 @@
  * - with --engine: the whole engine in Chromium (bench/diarization-engine.ts): the time diarize=true
  *   adds (ratio, same page), DER of the transcript's speaker segments, the three-speaker clip's
  *   speaker-attributed transcript.
- * Run: node bench/diarization.mjs [--diar-only] [--no-one-speaker] [--test-windows N] [--constants FILE]
+ * Run: node bench/diarization.mjs [--sets DIR,DIR] [--diar-only] [--no-one-speaker] [--test-windows N] [--constants FILE]
+ *      (--sets: folders laid out like ../shared/eval whose diar/ is measured, default STS_EVAL_DIR;
+ *      development: --sets ../shared/dev,../shared/eval)
  *      node bench/diarization.mjs --engine [--rounds N] [--threads N] [--out FILE.json]
  *      (--rounds 0: no timing, one diarized transcription per clip, for the DER alone)
  * (hidden states are cached in tmp/speaker-cache)
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { EVAL_DIR } from '../config/paths';
 import { decodingWindows, speechRegions, type SpeechRegion } from '../engine/vad/windows';
 import { decodeSpeakerConstants, type SpeakerConstants, type SpeakerConstantsFile } from '../engine/speakers/constants';
@@ -35,6 +37,8 @@ const SR = 16_000;
 
 export interface DiarClip {
   name: string;
+  /** The set it comes from (the folder holding diar/, e.g. ../shared/dev). */
+  set: string;
   /** File name inside diar/. */
   file: string;
   audio: Float32Array;
@@ -45,8 +49,9 @@ export interface DiarClip {
   textTurns: Array<{ speaker: string; text: string }> | null;
 }
 
-export function diarClips(): DiarClip[] {
-  const manifest = JSON.parse(readFileSync(join(EVAL_DIR, 'diar/manifest.json'), 'utf8')) as Array<{
+/** The clips of `<root>/diar` (root: a folder laid out like ../shared/eval, default STS_EVAL_DIR). */
+export function diarClips(root: string = EVAL_DIR): DiarClip[] {
+  const manifest = JSON.parse(readFileSync(join(root, 'diar/manifest.json'), 'utf8')) as Array<{
     file: string;
     rttm: string | null;
     num_speakers: number;
@@ -54,11 +59,12 @@ export function diarClips(): DiarClip[] {
   }>;
   return manifest.map((m) => ({
     name: m.file.replace(/\.\w+$/, ''),
+    set: basename(root),
     file: m.file,
     textTurns: m.turns ?? null,
-    audio: decodeFile(join(EVAL_DIR, 'diar', m.file)),
+    audio: decodeFile(join(root, 'diar', m.file)),
     speakers: m.num_speakers,
-    reference: m.rttm ? parseRttm(readFileSync(join(EVAL_DIR, 'diar', m.rttm), 'utf8')) : null,
+    reference: m.rttm ? parseRttm(readFileSync(join(root, 'diar', m.rttm), 'utf8')) : null,
   }));
 }
 
@@ -168,6 +174,7 @@ const speakerCount = (turns: readonly SpeakerTurn[]): number => new Set(turns.ma
 
 export interface DiarRow {
   clip: string;
+  set: string;
   regions: 'vad' | 'oracle';
   bound: number | null;
   der25: number | null;
@@ -175,6 +182,11 @@ export interface DiarRow {
   missed: number | null;
   fa: number | null;
   conf: number | null;
+  /** Scored seconds at collar 0.25 and 0: reference, and the error (missed + false alarm + confusion). */
+  ref25: number | null;
+  err25: number | null;
+  ref0: number | null;
+  err0: number | null;
   found: number;
   truth: number;
   /** The diarizer's own work (lastDiarizerMs). */
@@ -197,6 +209,7 @@ export async function evalDiar(c: SpeakerConstants, clips: readonly DiarClip[], 
         const r0 = clip.reference ? diarizationError(clip.reference, asTurns(turns), { collar: 0, from: 0, to }) : null;
         rows.push({
           clip: clip.name,
+          set: clip.set,
           regions: mode,
           bound,
           der25: r25?.der ?? null,
@@ -204,6 +217,10 @@ export async function evalDiar(c: SpeakerConstants, clips: readonly DiarClip[], 
           missed: r25 ? r25.missed / r25.reference : null,
           fa: r25 ? r25.falseAlarm / r25.reference : null,
           conf: r25 ? r25.confusion / r25.reference : null,
+          ref25: r25?.reference ?? null,
+          err25: r25 ? r25.der * r25.reference : null,
+          ref0: r0?.reference ?? null,
+          err0: r0 ? r0.der * r0.reference : null,
           found: speakerCount(turns),
           truth: clip.speakers,
           ms: lastDiarizerMs,
@@ -214,17 +231,53 @@ export async function evalDiar(c: SpeakerConstants, clips: readonly DiarClip[], 
   return rows;
 }
 
-/** Pooled DER over clips: total error over total reference time. Computed per clip, so weight by reference. */
-export function summarise(rows: readonly DiarRow[], regions: 'vad' | 'oracle', bounded: boolean): { der25: number; der0: number; countAcc: number; n: number } {
+export interface DiarSummary {
+  /** Pooled over clips: summed error over summed reference time (the field's convention). */
+  pooled25: number;
+  pooled0: number;
+  der25: number;
+  der0: number;
+  missed: number;
+  fa: number;
+  conf: number;
+  countAcc: number;
+  n: number;
+}
+
+/** Pooled DER and the mean over clips (each clip's DER, as the earlier notes report it) of one regions/bound mode. */
+export function summarise(rows: readonly DiarRow[], regions: 'vad' | 'oracle', bounded: boolean): DiarSummary {
   const sel = rows.filter((r) => r.regions === regions && (r.bound !== null) === bounded);
   const scored = sel.filter((r) => r.der25 !== null);
   const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
   return {
+    pooled25: sum(scored.map((r) => r.err25!)) / Math.max(1e-9, sum(scored.map((r) => r.ref25!))),
+    pooled0: sum(scored.map((r) => r.err0!)) / Math.max(1e-9, sum(scored.map((r) => r.ref0!))),
     der25: mean(scored.map((r) => r.der25!)),
     der0: mean(scored.map((r) => r.der0!)),
+    missed: mean(scored.map((r) => r.missed!)),
+    fa: mean(scored.map((r) => r.fa!)),
+    conf: mean(scored.map((r) => r.conf!)),
     countAcc: mean(sel.map((r) => (r.found === r.truth ? 1 : 0))),
     n: sel.length,
   };
+}
+
+/** One line per set (and all sets together) and mode: mean DER at both collars, its parts, count right. */
+export function summaryTable(rows: readonly DiarRow[]): string {
+  const sets = [...new Set(rows.map((r) => r.set))];
+  const groups = sets.length > 1 ? [...sets.map((s) => [s, rows.filter((r) => r.set === s)] as const), ['all', rows] as const] : [[sets[0] ?? '-', rows] as const];
+  const lines: string[][] = [];
+  for (const [name, sel] of groups) {
+    for (const regions of ['vad', 'oracle'] as const) {
+      for (const bounded of [false, true]) {
+        const s = summarise(sel, regions, bounded);
+        if (s.n === 0) continue;
+        lines.push([name, regions, bounded ? 'true count' : 'auto', percent(s.pooled25), percent(s.pooled0), percent(s.der25), percent(s.der0), percent(s.missed), percent(s.fa), percent(s.conf), `${percent(s.countAcc)} of ${s.n}`]);
+      }
+    }
+  }
+  return formatTable(['set', 'regions', 'max_speakers', 'DER c0.25', 'DER c0', 'mean DER c0.25', 'mean DER c0', 'miss', 'FA', 'conf', 'count right'], lines);
 }
 
 /** Equal error rate of same-speaker vs different-speaker cosine scores. */
@@ -302,8 +355,8 @@ export function loadShippedConstants(path = join(import.meta.dirname, '../engine
 export function diarTable(rows: readonly DiarRow[]): string {
   const n = (x: number | null): string => (x === null ? '-' : percent(x));
   return formatTable(
-    ['clip', 'regions', 'max_speakers', 'DER c0.25', 'DER c0', 'miss', 'FA', 'conf', 'speakers', 'diarizer ms'],
-    rows.map((r) => [r.clip, r.regions, r.bound === null ? 'auto' : String(r.bound), n(r.der25), n(r.der0), n(r.missed), n(r.fa), n(r.conf), `${r.found}/${r.truth}`, r.ms.toFixed(0)]),
+    ['set', 'clip', 'regions', 'max_speakers', 'DER c0.25', 'DER c0', 'miss', 'FA', 'conf', 'speakers', 'diarizer ms'],
+    rows.map((r) => [r.set, r.clip, r.regions, r.bound === null ? 'auto' : String(r.bound), n(r.der25), n(r.der0), n(r.missed), n(r.fa), n(r.conf), `${r.found}/${r.truth}`, r.ms.toFixed(0)]),
   );
 }
 
@@ -358,20 +411,11 @@ export async function main(args: string[] = []): Promise<void> {
   if (args.includes('--engine')) return mainEngine(args);
   const constantsPath = optionValue(args, '--constants');
   const c = constantsPath ? loadShippedConstants(constantsPath) : loadShippedConstants();
-  const rows = await evalDiar(c, diarClips());
+  const sets = (optionValue(args, '--sets') ?? EVAL_DIR).split(',');
+  const rows = await evalDiar(c, sets.flatMap((root) => diarClips(root)));
   console.log(diarTable(rows));
   console.log();
-  const lines: string[][] = [];
-  for (const regions of ['vad', 'oracle'] as const) {
-    for (const bounded of [false, true]) {
-      const s = summarise(rows, regions, bounded);
-      lines.push([regions, bounded ? 'true count' : 'auto', percent(s.der25), percent(s.der0), `${percent(s.countAcc)} of ${s.n}`]);
-    }
-  }
-  console.log(formatTable(['regions', 'max_speakers', 'mean DER c0.25', 'mean DER c0', 'count right'], lines));
-  const vadAuto = rows.filter((r) => r.regions === 'vad' && r.bound === null && r.der25 !== null);
-  const share = (key: 'missed' | 'fa' | 'conf'): string => percent(vadAuto.reduce((a, r) => a + r[key]!, 0) / Math.max(1, vadAuto.length));
-  console.log(`own VAD, auto count, mean over ${vadAuto.length} RTTM clips: missed ${share('missed')}, false alarm ${share('fa')}, confusion ${share('conf')}`);
+  console.log(summaryTable(rows));
   if (!args.includes('--no-one-speaker')) {
     const one = await evalOneSpeaker(c, singleSpeakerClips());
     const wrong = one.filter((r) => r.found !== 1);
