@@ -9,7 +9,7 @@ import { NO_SPACE_LANGUAGES } from './words';
  */
 /** Hums (hm, hmm, mm, mhm) in any Latin-script language: no language uses them as a word. */
 const HUM = /^(h+m+|m{2,}|m+h+m+)$/;
-const FILLERS: Record<string, readonly string[]> = {
+const FILLERS = new Map<string, readonly string[]>(Object.entries({
   en: ['um', 'uh', 'uhm', 'er', 'erm'],
   de: ['äh', 'ähm', 'öh', 'öhm', 'eh', 'ehm'],
   nl: ['uh', 'uhm', 'eh', 'ehm'],
@@ -22,7 +22,7 @@ const FILLERS: Record<string, readonly string[]> = {
   zh: ['嗯', '呃'],
   ja: ['えー', 'えと', 'えっと', 'ええと', 'えーと', 'あのー', 'うーん', 'んー'],
   ko: ['음', '으음'],
-};
+}));
 
 /** Lowercase, without surrounding punctuation. */
 function bare(text: string): string {
@@ -40,7 +40,7 @@ export function isFiller(text: string, language: string): boolean {
   if (raw === '') return false;
   if (HUM.test(raw)) return true;
   const n = collapse(raw);
-  return (FILLERS[language] ?? []).some((f) => collapse(f) === n);
+  return (FILLERS.get(language) ?? []).some((f) => collapse(f) === n);
 }
 
 const SENTENCE_END = /[.!?。！？]$/;
@@ -137,7 +137,7 @@ export function joinWords(words: readonly EngineWord[], language: string): strin
  * fillers steers it to keep them (the prompting technique in OpenAI's Whisper guide). Languages without
  * a prompt here get no prompt, i.e. the model's own behaviour.
  */
-const VERBATIM_PROMPTS: Record<string, string> = {
+const VERBATIM_PROMPTS = new Map<string, string>(Object.entries({
   en: 'Umm, let me think like, hmm... Okay, here\'s what I\'m, uh, thinking.',
   de: 'Ähm, also, ich denke, äh, dass wir, hm, das so machen.',
   fr: 'Euh, alors, je pense que, euh, on va, hum, le faire.',
@@ -145,10 +145,10 @@ const VERBATIM_PROMPTS: Record<string, string> = {
   it: 'Ehm, allora, penso che, eh, lo faremo, ehm, così.',
   pt: 'Hã, então, eu acho que, hum, a gente vai, hã, fazer isso.',
   nl: 'Uhm, nou, ik denk dat, eh, we het, uh, zo doen.',
-};
+}));
 
 export function verbatimPrompt(language: string): string | null {
-  return VERBATIM_PROMPTS[language] ?? null;
+  return VERBATIM_PROMPTS.get(language) ?? null;
 }
 
 /**
@@ -160,7 +160,7 @@ export const VERBATIM_BOOST = 2;
 
 /** Ids of the single tokens that spell a filler of `language` (with and without a leading space, any case). */
 export function fillerTokenIds(language: string, encode: (text: string) => number[]): number[] {
-  const words = [...(FILLERS[language] ?? []), 'hmm', 'mm', 'mhm'];
+  const words = [...(FILLERS.get(language) ?? []), 'hmm', 'mm', 'mhm'];
   const ids = new Set<number>();
   for (const w of words) {
     for (const form of [w, ` ${w}`, ` ${capitalise(w)}`, capitalise(w)]) {

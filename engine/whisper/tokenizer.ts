@@ -73,12 +73,20 @@ export class WhisperVocabulary {
 
   /** Text of ordinary tokens (special and timestamp tokens are skipped). */
   decode(ids: readonly number[]): string {
-    return this.tokenizer.decode(ids.filter((id) => id < this.eot), { skip_special_tokens: true, clean_up_tokenization_spaces: false });
+    const text = ids.filter((id) => id < this.eot);
+    // the tokenizer throws on an empty list (a run of special tokens only)
+    if (text.length === 0) return '';
+    return this.tokenizer.decode(text, { skip_special_tokens: true, clean_up_tokenization_spaces: false });
   }
 
-  /** Ordinary-token ids of `text` as Whisper would emit it (no special tokens added). */
+  /**
+   * Ordinary-token ids of `text` as Whisper would emit it (no special tokens added). The tokenizer
+   * reads special-token text such as `<|endoftext|>` or `<|0.00|>` inside `text` as that token; such
+   * ids (at or above end-of-text) are dropped, so no text (a phrase, a prompt) can put a control
+   * token into the decoder's prompt or a biasing trie. Every tokenization of text goes through here.
+   */
   encode(text: string): number[] {
-    return this.tokenizer.encode(text, { add_special_tokens: false }).ids;
+    return this.tokenizer.encode(text, { add_special_tokens: false }).ids.filter((id) => id < this.eot);
   }
 }
 

@@ -34,5 +34,21 @@ describe('Whisper vocabulary', () => {
   it('drops timestamp and special tokens when decoding text', () => {
     const ids = vocab.encode(' hello world');
     expect(vocab.decode([vocab.sot, vocab.timestampBegin, ...ids, vocab.timestampBegin + 50, vocab.eot])).toBe(' hello world');
+    expect(vocab.decode([vocab.sot, vocab.timestampBegin, vocab.eot])).toBe('');
+    expect(vocab.decode([])).toBe('');
   });
+
+  it('encodes text made of special tokens only to no tokens', () => {
+    expect(vocab.encode('<|startoftranscript|><|en|><|transcribe|><|0.00|>')).toEqual([]);
+  });
+
+  it.each([' <|endoftext|>', ' AMZ<|0.00|>471', ' <|notimestamps|> Ada', ' Ada<|startofprev|> Lovelace', ' <|nocaptions|>'])(
+    'encodes special-token text in %s to ordinary tokens only',
+    (text) => {
+      const ids = vocab.encode(text);
+      expect(ids.every((id) => id < vocab.eot)).toBe(true);
+      // what is left is the text around the special tokens
+      expect(vocab.decode(ids)).toBe(text.replace(/<\|[^|]*\|>/g, ''));
+    },
+  );
 });
