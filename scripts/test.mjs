@@ -1,12 +1,14 @@
 // `npm test`: type check, then unit (node), browser (Chromium), end-to-end (Playwright) and consumer-app
 // (the packed package in a separate Vite app) tests in turn.
 // Every stage runs even if an earlier one failed; the last line sums them up as "N passed, N failed".
+// First of all, the system programs the tests need (scripts/system-deps.mjs): installed with apt-get when
+// run as root, else one line naming the command and exit 1.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { ensureSystemDeps } from './system-deps.mjs';
 
 const reports = join('test-results', 'summary');
-mkdirSync(reports, { recursive: true });
 
 const stages = [
   { name: 'typecheck', cmd: ['npx', 'tsc', '--noEmit', '-p', 'tsconfig.json'] },
@@ -49,6 +51,9 @@ function playwrightCounts(json) {
 const only = process.argv.slice(2);
 const unknown = only.filter((name) => !stages.some((s) => s.name === name));
 if (unknown.length) throw new Error(`unknown stage ${unknown.join(', ')} (stages: ${stages.map((s) => s.name).join(', ')})`);
+
+if (!ensureSystemDeps()) process.exit(1);
+mkdirSync(reports, { recursive: true });
 
 let passed = 0;
 let failed = 0;
