@@ -2,7 +2,6 @@ import type { EncoderWindow, EngineConfig, EngineRequest, EngineResult, EngineSe
 import { isSilence } from './decoding/fallback';
 import { FULL_FRAMES, HOP, logMelSpectrogram, SAMPLE_RATE } from './whisper/features';
 import { ModelFiles } from './runtime/model-files';
-import { patchWhisperEncoder } from './onnx/graph';
 import { loadRuntime, sessionOptions, type Backend, type Ort } from './runtime/backend';
 import { decodingWindows, SPEECH_REGION_DEFAULTS, speechRegions, type DecodingWindow } from './vad/windows';
 import { splitAtTimestamps, spreadTokenTimes } from './postprocess/segments';
@@ -15,7 +14,7 @@ import { decodeSpeakerConstants, SPEAKER_FEATURE_TENSOR, type SpeakerConstants, 
 import { oneSpeakerTurns, SpeakerDiarizer } from './speakers/diarize';
 import { SpeakerFeatureSource } from './speakers/features';
 import { steeringFor, type Steering } from './decoding/steering';
-import { WhisperVocabulary, type GenerationConfig } from './whisper/tokenizer';
+import { createWhisper, fetchWhisperFiles, whisperPaths } from './whisper/loader';
 import { SileroVad, VAD_FRAME_SAMPLES } from './vad/silero';
 import { WhisperModel, type EncodedWindow, type Generation } from './whisper/model';
 import { wordsFromTokens, wordTokens } from './postprocess/words';
@@ -115,18 +114,8 @@ export class Engine {
 
   private async doLoad(config: EngineConfig, onProgress?: (e: ProgressEvent) => void): Promise<Loaded> {
     const files = await ModelFiles.open(config.modelBaseUrl, { cache: config.cacheModels });
-    const dir = config.model;
-    const paths = {
-      encoder: `${dir}/onnx/encoder_model_quantized.onnx`,
-      decoder: `${dir}/onnx/decoder_model_merged_quantized.onnx`,
-      tokenizer: `${dir}/tokenizer.json`,
-      tokenizerConfig: `${dir}/tokenizer_config.json`,
-      generation: `${dir}/generation_config.json`,
-      config: `${dir}/config.json`,
-      vad: 'silero-vad/silero_vad_v5.onnx',
-    };
-    const all = Object.values(paths);
-    const total = files.totalBytes(all);
+    const vadPath = 'silero-vad/silero_vad_v5.onnx';
+    const total = files.totalBytes([...Object.values(whisperPaths(config.model)), vadPath]);
     const done = new Map<string, number>();
     const progress = (file: string, loaded: number) => {
       done.set(file, loaded);
@@ -134,28 +123,18 @@ export class Engine {
       for (const v of done.values()) sum += v;
       onProgress?.({ stage: 'load', file, loaded: sum, total });
     };
-    const [encoderRaw, decoder, tokenizer, tokenizerConfig, generation, modelConfig, vadBytes] = await Promise.all([
-      files.bytes(paths.encoder, progress),
-      files.bytes(paths.decoder, progress),
-      files.json<object>(paths.tokenizer, progress),
-      files.json<object>(paths.tokenizerConfig, progress),
-      files.json<GenerationConfig>(paths.generation, progress),
-      files.json<{ decoder_layers: number; decoder_attention_heads: number; d_model: number }>(paths.config, progress),
-      files.bytes(paths.vad, progress),
-    ]);
+    const [whisperFiles, vadBytes] = await Promise.all([fetchWhisperFiles(files, config.model, progress), files.bytes(vadPath, progress)]);
     const { ort, backend, threads } = await loadRuntime(config.backend, config.wasmBaseUrl, config.numThreads);
-    const vocab = new WhisperVocabulary(tokenizer, tokenizerConfig, generation);
     // whisper-base's block-2 output doubles as the speaker features for diarization (engine/speakers/)
-    const extraOutputs = config.model === 'whisper-base' ? [SPEAKER_FEATURE_TENSOR] : [];
-    const encoder = patchWhisperEncoder(encoderRaw, { dynamicFrames: true, extraOutputs });
+    const whisperOptions = { extraOutputs: config.model === 'whisper-base' ? [SPEAKER_FEATURE_TENSOR] : [] };
     let whisper: WhisperModel;
     let usedBackend = backend;
     try {
-      whisper = await WhisperModel.create(ort, encoder, decoder, vocab, generation, modelConfig, sessionOptions(backend));
+      whisper = await createWhisper(ort, whisperFiles, sessionOptions(backend), whisperOptions);
     } catch (err) {
       if (backend !== 'webgpu') throw err;
       usedBackend = 'wasm';
-      whisper = await WhisperModel.create(ort, encoder, decoder, vocab, generation, modelConfig, sessionOptions('wasm'));
+      whisper = await createWhisper(ort, whisperFiles, sessionOptions('wasm'), whisperOptions);
     }
     const vad = await SileroVad.create(ort, vadBytes);
     return {
@@ -164,7 +143,7 @@ export class Engine {
       files,
       whisper,
       vad,
-      info: { model: config.model, backend: usedBackend, threads, languages: vocab.languages },
+      info: { model: config.model, backend: usedBackend, threads, languages: whisper.vocab.languages },
     };
   }
 

@@ -8,29 +8,27 @@ import { resolve } from 'node:path';
 import * as ort from 'onnxruntime-web/wasm';
 import { ROOT } from '../../config/paths';
 import { FULL_FRAMES, logMelSpectrogram, SAMPLE_RATE } from '../../engine/whisper/features';
-import { patchWhisperEncoder } from '../../engine/onnx/graph';
-import { WhisperVocabulary, type GenerationConfig } from '../../engine/whisper/tokenizer';
+import { loadWhisper, type ModelFileSource } from '../../engine/whisper/loader';
 import { WhisperModel, type EncodedWindow } from '../../engine/whisper/model';
 
-export async function loadNodeWhisper(model = 'whisper-tiny'): Promise<WhisperModel> {
-  const dir = resolve(ROOT, 'public/models', model);
-  const json = <T>(f: string): T => JSON.parse(readFileSync(`${dir}/${f}`, 'utf8')) as T;
-  const generation = json<GenerationConfig>('generation_config.json');
-  const vocab = new WhisperVocabulary(json('tokenizer.json'), json('tokenizer_config.json'), generation);
+/** The models folder (public/models, filled by `npm run models`) read from disk, for the engine's loader. */
+export function modelFolder(root = resolve(ROOT, 'public/models')): ModelFileSource {
+  return {
+    bytes: async (path) => readFileSync(resolve(root, path)),
+    json: async <T>(path: string) => JSON.parse(readFileSync(resolve(root, path), 'utf8')) as T,
+  };
+}
+
+/** onnxruntime-web's wasm build set up for Node: one thread, its .wasm read from node_modules. */
+export function nodeOrt(): typeof ort {
   ort.env.wasm.numThreads = 1;
   ort.env.wasm.wasmPaths = `${resolve(ROOT, 'node_modules/onnxruntime-web/dist')}/`;
   ort.env.logLevel = 'error';
-  const encoder = patchWhisperEncoder(readFileSync(`${dir}/onnx/encoder_model_quantized.onnx`), { dynamicFrames: true });
-  const decoder = readFileSync(`${dir}/onnx/decoder_model_merged_quantized.onnx`);
-  return WhisperModel.create(
-    ort,
-    encoder,
-    decoder,
-    vocab,
-    generation,
-    json('config.json'),
-    { executionProviders: ['wasm'], graphOptimizationLevel: 'all' },
-  );
+  return ort;
+}
+
+export async function loadNodeWhisper(model = 'whisper-tiny'): Promise<WhisperModel> {
+  return loadWhisper(nodeOrt(), modelFolder(), model, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
 }
 
 /** Any audio file ffmpeg reads, as 16 kHz mono float PCM. */

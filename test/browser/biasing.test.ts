@@ -7,10 +7,9 @@ import { decodeWindow } from '../../engine/decoding/fallback';
 import { FULL_FRAMES, logMelSpectrogram, SAMPLE_RATE } from '../../engine/whisper/features';
 import { ModelFiles } from '../../engine/runtime/model-files';
 import { steeringFor } from '../../engine/decoding/steering';
-import { patchWhisperEncoder } from '../../engine/onnx/graph';
 import { loadRuntime, sessionOptions } from '../../engine/runtime/backend';
-import { WhisperVocabulary, type GenerationConfig } from '../../engine/whisper/tokenizer';
-import { WhisperModel, type EncodedWindow } from '../../engine/whisper/model';
+import { loadWhisper } from '../../engine/whisper/loader';
+import type { EncodedWindow, WhisperModel } from '../../engine/whisper/model';
 import { evalBytes } from './helpers/clips';
 
 /**
@@ -21,19 +20,8 @@ let model: WhisperModel;
 
 beforeAll(async () => {
   const files = await ModelFiles.open(new URL('/models/', location.href).href);
-  const dir = 'whisper-tiny';
-  const [encoder, decoder, tokenizer, tokenizerConfig, generation, config] = await Promise.all([
-    files.bytes(`${dir}/onnx/encoder_model_quantized.onnx`),
-    files.bytes(`${dir}/onnx/decoder_model_merged_quantized.onnx`),
-    files.json<object>(`${dir}/tokenizer.json`),
-    files.json<object>(`${dir}/tokenizer_config.json`),
-    files.json<GenerationConfig>(`${dir}/generation_config.json`),
-    files.json<{ decoder_layers: number; decoder_attention_heads: number; d_model: number }>(`${dir}/config.json`),
-  ]);
   const { ort } = await loadRuntime('wasm', new URL('/ort/', location.href).href, 1);
-  const vocab = new WhisperVocabulary(tokenizer, tokenizerConfig, generation);
-  const patched = patchWhisperEncoder(encoder, { dynamicFrames: true });
-  model = await WhisperModel.create(ort, patched, decoder, vocab, generation, config, sessionOptions('wasm'));
+  model = await loadWhisper(ort, files, 'whisper-tiny', sessionOptions('wasm'));
 });
 
 async function encodeBytes(bytes: ArrayBuffer): Promise<{ encoded: EncodedWindow; seconds: number }> {

@@ -1,0 +1,80 @@
+import type * as OrtModule from 'onnxruntime-web';
+import { patchWhisperEncoder } from '../onnx/graph';
+import type { LoadProgress } from '../runtime/model-files';
+import { WhisperModel } from './model';
+import { WhisperVocabulary, type GenerationConfig } from './tokenizer';
+
+/**
+ * The one way a Whisper model is loaded, by the engine, the tests and the bench alike: its files from a
+ * source, the encoder patched as the engine runs it, the decoder patched by WhisperModel.create.
+ */
+
+/** Where a model's files come from: ModelFiles (fetched, checked, cached) in the browser, the disk in Node. */
+export interface ModelFileSource {
+  bytes(path: string, onProgress?: LoadProgress): Promise<Uint8Array>;
+  json<T>(path: string, onProgress?: LoadProgress): Promise<T>;
+}
+
+export interface WhisperFiles {
+  encoder: Uint8Array;
+  decoder: Uint8Array;
+  tokenizer: object;
+  tokenizerConfig: object;
+  generation: GenerationConfig;
+  /** config.json: the decoder's layers, heads and width, read by WhisperModel.create. */
+  config: Parameters<typeof WhisperModel.create>[5];
+}
+
+export interface WhisperLoadOptions {
+  /** Intermediate encoder tensors to expose beside its output (patchWhisperEncoder's extraOutputs). */
+  extraOutputs?: readonly string[];
+}
+
+/** A model's files in transformers.js's layout (q8 encoder, merged q8 decoder), relative to the models folder. */
+export function whisperPaths(model: string): Record<keyof WhisperFiles, string> {
+  return {
+    encoder: `${model}/onnx/encoder_model_quantized.onnx`,
+    decoder: `${model}/onnx/decoder_model_merged_quantized.onnx`,
+    tokenizer: `${model}/tokenizer.json`,
+    tokenizerConfig: `${model}/tokenizer_config.json`,
+    generation: `${model}/generation_config.json`,
+    config: `${model}/config.json`,
+  };
+}
+
+/** Reads every file of `model` from `source`, in parallel. */
+export async function fetchWhisperFiles(source: ModelFileSource, model: string, onProgress?: LoadProgress): Promise<WhisperFiles> {
+  const paths = whisperPaths(model);
+  const [encoder, decoder, tokenizer, tokenizerConfig, generation, config] = await Promise.all([
+    source.bytes(paths.encoder, onProgress),
+    source.bytes(paths.decoder, onProgress),
+    source.json<object>(paths.tokenizer, onProgress),
+    source.json<object>(paths.tokenizerConfig, onProgress),
+    source.json<GenerationConfig>(paths.generation, onProgress),
+    source.json<WhisperFiles['config']>(paths.config, onProgress),
+  ]);
+  return { encoder, decoder, tokenizer, tokenizerConfig, generation, config };
+}
+
+/** The model's sessions and vocabulary from its files; the encoder accepts windows shorter than 30 s. */
+export async function createWhisper(
+  ort: typeof OrtModule,
+  files: WhisperFiles,
+  sessionOptions: OrtModule.InferenceSession.SessionOptions,
+  options: WhisperLoadOptions = {},
+): Promise<WhisperModel> {
+  const vocab = new WhisperVocabulary(files.tokenizer, files.tokenizerConfig, files.generation);
+  const encoder = patchWhisperEncoder(files.encoder, { dynamicFrames: true, extraOutputs: [...(options.extraOutputs ?? [])] });
+  return WhisperModel.create(ort, encoder, files.decoder, vocab, files.generation, files.config, sessionOptions);
+}
+
+/** fetchWhisperFiles, then createWhisper. */
+export async function loadWhisper(
+  ort: typeof OrtModule,
+  source: ModelFileSource,
+  model: string,
+  sessionOptions: OrtModule.InferenceSession.SessionOptions,
+  options: WhisperLoadOptions = {},
+): Promise<WhisperModel> {
+  return createWhisper(ort, await fetchWhisperFiles(source, model), sessionOptions, options);
+}
