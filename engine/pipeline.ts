@@ -1,11 +1,11 @@
-import type { EncoderWindow, EngineConfig, EngineRequest, EngineResult, EngineSegment, ProgressEvent } from './protocol';
+import { SAMPLE_RATE, type EncoderWindow, type EngineConfig, type EngineRequest, type EngineResult, type EngineSegment, type ProgressEvent } from './protocol';
 import { isSilence } from './decoding/fallback';
-import { FULL_FRAMES, HOP, logMelSpectrogram, SAMPLE_RATE } from './whisper/features';
+import { ENCODER_FRAME_MS, FULL_FRAMES, HOP, logMelSpectrogram } from './whisper/features';
 import { ModelFiles } from './runtime/model-files';
 import { loadRuntime, sessionOptions, type Backend, type Ort } from './runtime/backend';
 import { decodingWindows, SPEECH_REGION_DEFAULTS, speechRegions, type DecodingWindow } from './vad/windows';
 import { splitAtTimestamps, spreadTokenTimes } from './postprocess/segments';
-import { capLongWords, enforceSpans, FRAME_MS, tokenFrames, trimToSpeech } from './postprocess/alignment';
+import { capLongWords, enforceSpans, tokenFrames, trimToSpeech } from './postprocess/alignment';
 import { cleanWords, joinWords, tokensWithoutFillers } from './postprocess/fillers';
 import { isConfident, mostLikely, mostProbableJoint, rescoringCandidates, SHORT_UTTERANCE_S, splitByLanguage, SURE_ON_FIT, type LanguageHypothesis, type LanguagePlan } from './language/plan';
 import { applyPatterns, applyPatternsToWords } from './biasing/patterns/spoken-patterns';
@@ -364,9 +364,9 @@ function fitFrames(samples: number): number {
 
 /** Absolute times of a window's generated tokens from cross-attention DTW. */
 function alignedTimes(gen: Generation, encoderFrames: number, windowSamples: number, offsetMs: number) {
-  const audioFrames = Math.ceil(windowSamples / SAMPLE_RATE / (FRAME_MS / 1000));
+  const audioFrames = Math.ceil(windowSamples / SAMPLE_RATE / (ENCODER_FRAME_MS / 1000));
   const frames = tokenFrames(gen.tokens.length, gen.attention!, encoderFrames, audioFrames);
-  return new Map(gen.tokens.map((t, i) => [t, { startMs: offsetMs + frames[i]![0] * FRAME_MS, endMs: offsetMs + frames[i]![1] * FRAME_MS }]));
+  return new Map(gen.tokens.map((t, i) => [t, { startMs: offsetMs + frames[i]![0] * ENCODER_FRAME_MS, endMs: offsetMs + frames[i]![1] * ENCODER_FRAME_MS }]));
 }
 
 /**

@@ -2,6 +2,11 @@
  * The contract between the main thread and the engine in engine/pipeline.ts.
  * The engine returns one full internal result; src/api/transcript.ts shapes it by the request's flags.
  */
+/** The engine's audio: mono PCM at Whisper's (and Silero VAD's) 16 kHz. */
+export const SAMPLE_RATE = 16_000;
+/** bias_strength when a request names none: see engine/biasing/phrases/processor.ts for what it adds. */
+export const DEFAULT_BIAS_STRENGTH = 0.45;
+
 export type ModelName = 'whisper-tiny' | 'whisper-base';
 export type BackendChoice = 'auto' | 'wasm' | 'webgpu';
 export type FillerMode = 'clean' | 'natural' | 'verbatim';

@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as ort from 'onnxruntime-web/wasm';
 import { ROOT } from '../../config/paths';
-import { FULL_FRAMES, logMelSpectrogram, SAMPLE_RATE } from '../../engine/whisper/features';
+import { FULL_FRAMES, logMelSpectrogram } from '../../engine/whisper/features';
+import { SAMPLE_RATE } from '../../engine/protocol';
 import { loadWhisper, type ModelFileSource } from '../../engine/whisper/loader';
 import { WhisperModel, type EncodedWindow } from '../../engine/whisper/model';
 

@@ -6,6 +6,7 @@
  * Every field is kept as the exact bytes it was read from; only messages we change are re-encoded, so an
  * unpatched model re-serialises byte-for-byte and big initializers are never decoded.
  */
+import { FULL_FRAMES } from '../whisper/features';
 
 // ---------------------------------------------------------------------------------------------------
 // Protobuf wire format
@@ -399,8 +400,8 @@ export interface PatchWhisperEncoderOptions {
 }
 
 /** Positions of Whisper's 30 s window after the stride-2 convolution, and mel frames before it. */
-const WHISPER_POSITIONS = 1500;
-const WHISPER_FRAMES = 3000;
+const WHISPER_FRAMES = FULL_FRAMES;
+const WHISPER_POSITIONS = FULL_FRAMES / 2;
 const PREFIX = '/localscribe/pos_slice';
 
 /**

@@ -6,8 +6,7 @@
  * the path enters the next row. Pure functions: no ORT.
  */
 
-/** Encoder frames are 20 ms. */
-export const FRAME_MS = 20;
+import { ENCODER_FRAME_MS } from '../whisper/features';
 
 /** Median over a sliding window of odd `width` along `x`, edges reflected (as scipy/OpenAI pad them). */
 export function medianFilter(x: Float32Array, width: number): Float32Array {
@@ -111,7 +110,7 @@ export interface Span {
  * Makes spans (in order) monotonic, non-overlapping, inside [lo, hi] and at least `minMs` long
  * (less only when [lo, hi] cannot hold them all: then they share it equally).
  */
-export function enforceSpans<T extends Span>(spans: readonly T[], lo: number, hi: number, minMs = FRAME_MS): T[] {
+export function enforceSpans<T extends Span>(spans: readonly T[], lo: number, hi: number, minMs = ENCODER_FRAME_MS): T[] {
   const n = spans.length;
   if (n === 0) return [];
   const min = Math.min(minMs, (hi - lo) / n);
@@ -143,7 +142,7 @@ export function maxWordMs(words: readonly Span[]): number {
  * trailing VAD frames (`speech[k]` for [k*frameMs, (k+1)*frameMs)) below `threshold` are removed,
  * keeping at least `minMs`. Attention says little about where a word sits inside a pause; the VAD does.
  */
-export function trimToSpeech<T extends Span>(words: readonly T[], speech: Float32Array, frameMs: number, threshold: number, minMs = FRAME_MS): T[] {
+export function trimToSpeech<T extends Span>(words: readonly T[], speech: Float32Array, frameMs: number, threshold: number, minMs = ENCODER_FRAME_MS): T[] {
   const maxMs = maxWordMs(words);
   const quiet = (ms: number) => (speech[Math.floor(ms / frameMs)] ?? 0) < threshold;
   return words.map((w) => {

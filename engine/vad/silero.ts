@@ -1,9 +1,9 @@
 import type * as Ort from 'onnxruntime-web';
+import { SAMPLE_RATE } from '../protocol';
 
 type OrtModule = typeof Ort;
 
-/** Silero VAD v5 works on 16 kHz audio in frames of 512 new samples (32 ms). */
-export const VAD_SAMPLE_RATE = 16_000;
+/** Silero VAD v5 works on 16 kHz audio (SAMPLE_RATE) in frames of 512 new samples (32 ms). */
 export const VAD_FRAME_SAMPLES = 512;
 /** v5 sees the last 64 samples of the previous frame in front of each new frame. */
 const CONTEXT_SAMPLES = 64;
@@ -39,7 +39,7 @@ export class SileroVad {
     this.feeds = {
       [this.inputName]: new ort.Tensor('float32', this.inputBuffer, [1, this.inputBuffer.length]),
       [this.stateName]: new ort.Tensor('float32', this.stateBuffer, [2, 1, 128]),
-      [this.srName]: new ort.Tensor('int64', BigInt64Array.of(BigInt(VAD_SAMPLE_RATE)), []),
+      [this.srName]: new ort.Tensor('int64', BigInt64Array.of(BigInt(SAMPLE_RATE)), []),
     };
   }
 

@@ -2,6 +2,7 @@
  * Speech regions and decoding windows from per-frame VAD probabilities (see engine/vad/silero.ts).
  * Pure functions: no ORT, no I/O. All positions are absolute sample offsets in the recording.
  */
+import { SAMPLE_RATE } from '../protocol';
 
 export interface SpeechRegion {
   startSample: number;
@@ -78,7 +79,7 @@ export const SPEECH_REGION_DEFAULTS: Readonly<Required<Omit<SpeechRegionOptions,
   minSilenceMs: 300,
   padBeforeMs: 1000,
   padAfterMs: 400,
-  sampleRate: 16_000,
+  sampleRate: SAMPLE_RATE,
   frameSamples: 512,
 };
 
@@ -92,10 +93,10 @@ export const SPEECH_REGION_DEFAULTS: Readonly<Required<Omit<SpeechRegionOptions,
  *   a piece of its own.
  */
 export const DECODING_WINDOW_DEFAULTS: Readonly<Required<DecodingWindowOptions>> = {
-  maxWindowSamples: 30 * 16_000,
-  maxGapSamples: 5 * 16_000,
+  maxWindowSamples: 30 * SAMPLE_RATE,
+  maxGapSamples: 5 * SAMPLE_RATE,
   extraWindowCost: 0.5,
-  minPieceSamples: 2 * 16_000,
+  minPieceSamples: 2 * SAMPLE_RATE,
   frameSamples: 512,
 };
 

@@ -1,12 +1,14 @@
+import { SAMPLE_RATE } from '../protocol';
 import { FFT } from './fft';
 
 /** Whisper's front end: 16 kHz, 25 ms Hann window, 10 ms hop, 80 Slaney mel bands, log10, clamp, scale. */
-export const SAMPLE_RATE = 16000;
 export const N_FFT = 400;
 export const HOP = 160;
 export const N_MELS = 80;
 /** Frames in Whisper's full 30 s window. */
 export const FULL_FRAMES = 3000;
+/** One encoder output frame, and one timestamp step: the encoder's stride-2 convolution over two mel hops, 20 ms. */
+export const ENCODER_FRAME_MS = (2 * HOP * 1000) / SAMPLE_RATE;
 
 const N_BINS = N_FFT / 2 + 1;
 

@@ -37,7 +37,7 @@
  *   400 session_rejected (spec 4.3 rule 1).
  */
 import { AUDIO_ENCODINGS, type AudioEncoding } from '../audio/index';
-import type { FillerMode } from '../../engine/protocol';
+import { DEFAULT_BIAS_STRENGTH, SAMPLE_RATE, type FillerMode } from '../../engine/protocol';
 import { invalidParam, sessionRejected } from './errors';
 import { parsePattern, splitPatterns } from './patterns';
 
@@ -82,12 +82,12 @@ export interface ParamsContext {
 
 export const DEFAULT_TRANSCRIPTION_PARAMS: Readonly<TranscriptionParams> = Object.freeze({
   encoding: 'auto',
-  sample_rate: 16000,
+  sample_rate: SAMPLE_RATE,
   channels: 1,
   language: null,
   phrases: null,
   custom_model_id: null,
-  bias_strength: 0.45,
+  bias_strength: DEFAULT_BIAS_STRENGTH,
   include_timestamps: false,
   include_words: false,
   include_language: false,

@@ -4,7 +4,8 @@ import { decodeAudio } from '../../src/audio';
 import { biasPlan, decodeWithPhrases } from '../../engine/biasing/phrases/phrase-pass';
 import { applyPatterns } from '../../engine/biasing/patterns/spoken-patterns';
 import { decodeWindow } from '../../engine/decoding/fallback';
-import { FULL_FRAMES, logMelSpectrogram, SAMPLE_RATE } from '../../engine/whisper/features';
+import { FULL_FRAMES, logMelSpectrogram } from '../../engine/whisper/features';
+import { DEFAULT_BIAS_STRENGTH, SAMPLE_RATE } from '../../engine/protocol';
 import { ModelFiles } from '../../engine/runtime/model-files';
 import { steeringFor } from '../../engine/decoding/steering';
 import { loadRuntime, sessionOptions } from '../../engine/runtime/backend';
@@ -94,7 +95,7 @@ describe('vocabulary biasing with whisper-tiny (real model, real Chromium)', () 
     const clip = await encodeBytes(await fixture(file));
     const plain = await decode(clip);
     const others = Array.from({ length: 249 }, (_, i) => `Zorblax${i}`);
-    const biased = await decodeBiased(clip, [...others, phrase], 0.45, true);
+    const biased = await decodeBiased(clip, [...others, phrase], DEFAULT_BIAS_STRENGTH, true);
     console.log(`plain «${plain.text}»\nbiased «${biased}»`);
     expect(plain.text).toMatch(heard);
     expect(plain.text.toLowerCase()).not.toContain(phrase.toLowerCase());
@@ -106,7 +107,7 @@ describe('vocabulary biasing with whisper-tiny (real model, real Chromium)', () 
     for (const file of ['unrelated-garden-slt.wav', 'unrelated-folder-slt.wav']) {
       const clip = await encodeBytes(await fixture(file));
       const plain = await decode(clip);
-      expect(await decodeBiased(clip, ['Grafana', 'Galway', 'Zigbee', 'Ozempic', 'Hetzner', 'Folderol'], 0.45)).toBe(plain.text);
+      expect(await decodeBiased(clip, ['Grafana', 'Galway', 'Zigbee', 'Ozempic', 'Hetzner', 'Folderol'], DEFAULT_BIAS_STRENGTH)).toBe(plain.text);
     }
   });
 
@@ -131,7 +132,7 @@ describe('vocabulary biasing with whisper-tiny (real model, real Chromium)', () 
     // pass was sure of every word ("Fotos" for "photos" is a word for word respelling: not looked at)
     const phrases = ['Inafolder', 'Fotos', 'Zorblax'];
     const { result, decodes } = await countingDecodes(() =>
-      decodeWithPhrases(model, clip.encoded, opts, first, phrases, biasPlan(0.45)!, (c) => compared.push(`${c.how}: ${c.costPerPhrase.toFixed(1)}`)),
+      decodeWithPhrases(model, clip.encoded, opts, first, phrases, biasPlan(DEFAULT_BIAS_STRENGTH)!, (c) => compared.push(`${c.how}: ${c.costPerPhrase.toFixed(1)}`)),
     );
     console.log(compared);
     expect(compared).toHaveLength(1);
