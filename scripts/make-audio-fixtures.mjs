@@ -26,6 +26,8 @@ const AMI = join(EVAL, 'diar/ami_dev00.wav'); // 32-bit float WAV
 
 const ff = (...args) => execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
 const sox = (...args) => execFileSync('sox', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+/** Runs a writer whose output goes to a pipe (so it cannot seek back to fill in the sizes) into `o`. */
+const piped = (cmd, args, o) => writeFileSync(o, execFileSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 }));
 const probeChannels = (file, inputArgs = []) =>
   inputArgs.length ? null : Number(execFileSync('ffprobe', ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'stream=channels', '-of', 'csv=p=0', file]).toString().trim());
 
@@ -54,6 +56,13 @@ const FIXTURES = [
   { name: 'wav-alaw-8k.wav', make: (o) => ff(...MONO(8000), '-c:a', 'pcm_alaw', o) },
   { name: 'wav-mulaw-8k.wav', make: (o) => ff(...MONO(8000), '-c:a', 'pcm_mulaw', o) },
   { name: 'wav-ami-f32.wav', make: (o) => ff('-i', AMI, '-c:a', 'copy', o) },
+  // Streamed WAV: written to a pipe, so the RIFF and data sizes are placeholders (ffmpeg 0xFFFFFFFF,
+  // sox 0x7FFFF000); other decoders read them to the end of the body.
+  { name: 'wav-streamed-ffmpeg-16k.wav', make: (o) => piped('ffmpeg', ['-hide_banner', '-loglevel', 'error', ...MONO(16000), '-c:a', 'pcm_s16le', '-f', 'wav', '-'], o) },
+  { name: 'wav-streamed-sox-8k.wav', make: (o) => piped('sox', ['-V1', JFK, '-r', '8000', '-c', '1', '-b', '16', '-t', 'wav', '-'], o) },
+  // 64-bit WAV variants: RF64 (sizes in a ds64 chunk) and Sony Wave64 (GUID chunks).
+  { name: 'wav-rf64-s16-22k.wav', make: (o) => ff(...MONO(22050), '-c:a', 'pcm_s16le', '-rf64', 'always', o) },
+  { name: 'wav-w64-f32-16k.w64', make: (o) => ff(...MONO(16000), '-c:a', 'pcm_f32le', '-f', 'w64', o) },
   // Compressed containers (WebAudio)
   { name: 'flac-stereo.flac', make: (o) => ff(...STEREO, '-c:a', 'flac', o) },
   { name: 'mp3-id3.mp3', make: (o) => ff(...STEREO, '-c:a', 'libmp3lame', '-b:a', '96k', '-metadata', 'title=jfk', o) },
@@ -91,15 +100,21 @@ const truncate = (src, fraction) => (o) => {
   const b = readFileSync(join(OUT, src));
   writeFileSync(o, b.subarray(0, Math.floor(b.length * fraction)));
 };
+/** The WAV file up to and including its data chunk's header: not one sample. */
+const headerOnly = (src) => (o) => {
+  const b = readFileSync(join(OUT, src));
+  writeFileSync(o, b.subarray(0, b.indexOf(Buffer.from('data')) + 8));
+};
+// A WAV cut inside its samples is not here: like ffmpeg and sox, we decode what is present.
 const BAD = [
-  { name: 'bad-truncated.wav', error: 'truncated', make: truncate('wav-s16-44k-stereo.wav', 0.6) },
+  { name: 'bad-truncated.wav', error: 'truncated', make: (o) => writeFileSync(o, readFileSync(join(OUT, 'wav-s16-44k-stereo.wav')).subarray(0, 30)) },
   { name: 'bad-truncated.flac', error: 'truncated', make: truncate('flac-stereo.flac', 0.5) },
   { name: 'bad-truncated-moov-at-end.mp4', error: 'truncated.*moov', make: truncate('mp4-video-aac.mp4', 0.5) },
   { name: 'bad-truncated-faststart.m4a', error: 'truncated', make: truncate('m4a-aac-auto.m4a', 0.5) },
   { name: 'bad-truncated.mp3', error: 'truncated', make: truncate('mp3-id3.mp3', 0.5) },
   { name: 'bad-truncated.ogg', error: 'truncated', make: truncate('ogg-opus.ogg', 0.5) },
   { name: 'bad-truncated.webm', error: 'truncated', make: truncate('webm-opus.webm', 0.5) },
-  { name: 'bad-header-only.wav', error: 'no data chunk|truncated', make: truncate('wav-s16-44k-stereo.wav', 0.0009) },
+  { name: 'bad-header-only.wav', error: 'no samples', make: headerOnly('wav-s16-44k-stereo.wav') },
   { name: 'bad-video-only.mp4', encoding: 'mp4', error: 'no audio track', make: (o) => ff(...VIDEO.slice(0, 4), '-t', '2', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', o) },
   { name: 'bad-amr.3gp', encoding: '3gp', error: 'AMR', make: (o) => {
     // No AMR encoder in Debian's ffmpeg: write AAC and relabel the sample entry as AMR-NB.

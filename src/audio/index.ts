@@ -1,8 +1,11 @@
 import { ApiError, invalidAudio, invalidParam } from '../api/errors';
 import { planarSource } from './downmix';
+import { finiteSource } from './finite';
 import { checkAfterDecode, checkBeforeDecode } from './integrity';
+import { checkAudioLength, DEFAULT_MAX_AUDIO_SECONDS } from './limit';
 import { interleavedSource, BYTES_PER_SAMPLE, type SampleFormat } from './pcm';
-import { resample } from './resample';
+import { resample, resampledLength } from './resample';
+import type { MonoSource } from './source';
 import { sniff, type Sniffed } from './sniff';
 import { parseWav } from './wav';
 import { channelsOf, decodeWithWebAudio } from './webaudio';
@@ -20,7 +23,14 @@ export interface DecodeOptions {
   sampleRate: number;
   /** Only for the raw encodings, 1..10. */
   channels: number;
+  /**
+   * Longest audio accepted (default DEFAULT_MAX_AUDIO_SECONDS); longer is 413. Checked from the
+   * header or byte count before anything is decoded or resampled where the format allows.
+   */
+  maxAudioSeconds?: number;
 }
+
+export { DEFAULT_MAX_AUDIO_SECONDS } from './limit';
 
 /** The rate every decoded signal ends at (Whisper's). */
 export const TARGET_RATE = 16000;
@@ -34,9 +44,9 @@ const WEBAUDIO_RATE = 32000;
 
 const RAW: Partial<Record<AudioEncoding, SampleFormat>> = { pcm_s16le: 's16', mulaw: 'mulaw', alaw: 'alaw' };
 
-const AUTO_LIST = 'WAV, FLAC, MP3, Ogg (Opus, Vorbis), WebM/Matroska, MP4/M4A/MOV/3GP and ADTS AAC';
+const AUTO_LIST = 'WAV (also RF64 and Wave64), FLAC, MP3, Ogg (Opus, Vorbis), WebM/Matroska, MP4/M4A/MOV/3GP and ADTS AAC';
 
-async function decodeRaw(bytes: Uint8Array, format: SampleFormat, { sampleRate, channels }: DecodeOptions): Promise<Float32Array> {
+async function decodeRaw(bytes: Uint8Array, format: SampleFormat, { sampleRate, channels, maxAudioSeconds }: DecodeOptions): Promise<Float32Array> {
   if (!Number.isInteger(channels) || channels < 1 || channels > 10) {
     throw invalidParam(`channels must be an integer from 1 to 10, got ${channels}`);
   }
@@ -52,14 +62,28 @@ async function decodeRaw(bytes: Uint8Array, format: SampleFormat, { sampleRate, 
         `(${channels} channel${channels > 1 ? 's' : ''} of ${width} byte${width > 1 ? 's' : ''})`,
     );
   }
-  return await resample(interleavedSource(bytes, format, channels, sampleRate), TARGET_RATE);
+  // Before resampling: a long body at a low declared rate would otherwise grow many times over.
+  const frames = bytes.byteLength / frameBytes;
+  checkAudioLength(frames / sampleRate, maxAudioSeconds ?? DEFAULT_MAX_AUDIO_SECONDS, `${bytes.byteLength} bytes at ${sampleRate} Hz last`);
+  return await resampleSome(interleavedSource(bytes, format, channels, sampleRate), 'the body');
 }
 
-async function decodeWav(bytes: Uint8Array): Promise<Float32Array> {
+async function decodeWav(bytes: Uint8Array, maxSeconds: number): Promise<Float32Array> {
   const wav = parseWav(bytes);
   const data = bytes.subarray(wav.dataOffset, wav.dataOffset + wav.dataLength);
-  if (data.byteLength === 0) throw invalidAudio('the WAV file holds no samples');
-  return await resample(interleavedSource(data, wav.format, wav.channels, wav.sampleRate), TARGET_RATE);
+  if (data.byteLength === 0) throw invalidAudio('the WAV file holds no samples (not one whole frame after its header)');
+  const source = interleavedSource(data, wav.format, wav.channels, wav.sampleRate);
+  checkAudioLength(source.length / wav.sampleRate, maxSeconds, 'the WAV file holds');
+  const floating = wav.format === 'f32' || wav.format === 'f64';
+  return await resampleSome(floating ? finiteSource(source, 'the WAV file') : source, 'the WAV file');
+}
+
+/** Resamples to TARGET_RATE; a few frames that make not one output sample are invalid_audio, not an empty result. */
+async function resampleSome(source: MonoSource, what: string): Promise<Float32Array> {
+  if (resampledLength(source.length, source.sampleRate, TARGET_RATE) === 0) {
+    throw invalidAudio(`${what} holds only ${source.length} frame${source.length === 1 ? '' : 's'} at ${source.sampleRate} Hz: less than one sample at ${TARGET_RATE} Hz`);
+  }
+  return await resample(source, TARGET_RATE);
 }
 
 function hex(bytes: Uint8Array): string {
@@ -103,6 +127,7 @@ async function downmixAndResampleInPlace(buffer: AudioBuffer): Promise<Float32Ar
  */
 export async function decodeAudio(bytes: ArrayBuffer, options: DecodeOptions): Promise<Float32Array> {
   const u8 = new Uint8Array(bytes);
+  const maxSeconds = options.maxAudioSeconds ?? DEFAULT_MAX_AUDIO_SECONDS;
   const raw = RAW[options.encoding];
   if (raw) return decodeRaw(u8, raw, options);
   if (u8.byteLength === 0) throw invalidAudio('the request body is empty');
@@ -114,9 +139,10 @@ export async function decodeAudio(bytes: ArrayBuffer, options: DecodeOptions): P
     }
   }
   if (found.kind !== 'known') rejectUnrecognised(found, u8);
-  if (found.container === 'wav') return decodeWav(u8);
+  if (found.container === 'wav') return decodeWav(u8, maxSeconds);
 
   const expected = checkBeforeDecode(found.container, u8);
+  checkAudioLength(expected.lengthHint ?? expected.duration, maxSeconds, `the ${found.label} file declares`);
   let buffer: AudioBuffer;
   try {
     buffer = await decodeWithWebAudio(bytes, WEBAUDIO_RATE);
@@ -127,6 +153,8 @@ export async function decodeAudio(bytes: ArrayBuffer, options: DecodeOptions): P
     throw invalidAudio(`the ${found.label} data${codec} could not be decoded (corrupt, truncated, or an unsupported codec)`);
   }
   if (buffer.length === 0) throw invalidAudio(`the ${found.label} file holds no audio`);
+  // Before resampling, the last point where the limit can stop the work (WebAudio decodes whole files).
+  checkAudioLength(buffer.duration, maxSeconds, `the ${found.label} file holds`);
   checkAfterDecode(expected, buffer.duration);
   return downmixAndResampleInPlace(buffer);
 }

@@ -1,5 +1,6 @@
 import { invalidAudio } from '../api/errors';
 import { inspectMp4, UNSUPPORTED_MP4_AUDIO } from './mp4';
+import { oggSeconds } from './ogg';
 import { id3Length, mpegFrame, type Container } from './sniff';
 
 /**
@@ -7,8 +8,13 @@ import { id3Length, mpegFrame, type Container } from './sniff';
  * as a bare failure (or silently decodes partially) becomes an error naming the cause.
  */
 export interface Expectation {
-  /** Seconds of audio the container declares (0: unknown). */
+  /** Seconds of audio the container declares, firmly enough to call less a truncation (0: unknown). */
   duration: number;
+  /**
+   * Seconds of audio for the length limit, where known only from an end position (Ogg) and so not
+   * firm enough to detect truncation by; `duration` when absent.
+   */
+  lengthHint?: number;
   /** The audio codec's code where the container names it (MP4 sample entry), for error details. */
   codec?: string;
 }
@@ -56,7 +62,7 @@ function checkOgg(bytes: Uint8Array): Expectation {
     const segments = bytes[o + 26]!;
     let end = o + 27 + segments;
     if (end <= bytes.length) for (let i = 0; i < segments; i++) end += bytes[o + 27 + i]!;
-    if (end <= bytes.length) return { duration: 0 };
+    if (end <= bytes.length) return { duration: 0, lengthHint: oggSeconds(bytes) };
     break;
   }
   throw invalidAudio('the Ogg file is truncated: its last page is incomplete');

@@ -1,8 +1,10 @@
+import { riffFlavour, type RiffFlavour } from './riff';
+
 /**
  * Container detection from the first bytes only (never a name or a MIME type).
- * Recognised: WAV, FLAC, MP3 (with or without ID3v2), Ogg, WebM/Matroska, the ISO-BMFF family
- * (MP4, M4A, M4V, MOV, 3GP, 3G2) and ADTS AAC. A few other formats are recognised only to name
- * them in the error.
+ * Recognised: WAV (also RF64/BW64 and Wave64), FLAC, MP3 (with or without ID3v2), Ogg,
+ * WebM/Matroska, the ISO-BMFF family (MP4, M4A, M4V, MOV, 3GP, 3G2) and ADTS AAC. A few other
+ * formats are recognised only to name them in the error.
  */
 export type Container = 'wav' | 'flac' | 'mp3' | 'ogg' | 'matroska' | 'mp4' | 'aac';
 
@@ -104,13 +106,15 @@ const OGG_CODECS: [string, string][] = [
   ['\x80theora', 'Ogg/Theora'],
 ];
 
+const WAV_LABELS: Record<RiffFlavour, string> = { riff: 'WAV', rf64: 'RF64 WAV', w64: 'Sony Wave64' };
+
 /** How many leading bytes `sniff` looks at, at most. */
 export const SNIFF_BYTES = 64 * 1024;
 
 export function sniff(bytes: Uint8Array): Sniffed {
   const b = bytes.subarray(0, SNIFF_BYTES);
-  if (ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 4) === 'WAVE') return { kind: 'known', container: 'wav', label: 'WAV' };
-  if (ascii(b, 0, 4) === 'RF64') return { kind: 'unsupported', label: 'RF64 (64-bit WAV)' };
+  const wav = riffFlavour(b);
+  if (wav) return { kind: 'known', container: 'wav', label: WAV_LABELS[wav] };
   if (ascii(b, 0, 4) === 'OggS') {
     const segments = b[26] ?? 0;
     const packet = ascii(b, 27 + segments, 8);

@@ -1,5 +1,6 @@
 import { invalidAudio } from '../api/errors';
 import type { SampleFormat } from './pcm';
+import { riffChunks, riffFlavour } from './riff';
 
 /** Where the samples of a RIFF/WAVE file are, and how they are encoded. */
 export interface WavInfo {
@@ -33,9 +34,6 @@ const KNOWN_UNSUPPORTED: Record<number, string> = {
   0x0161: 'Windows Media Audio',
 };
 
-const fourcc = (v: DataView, o: number) =>
-  String.fromCharCode(v.getUint8(o), v.getUint8(o + 1), v.getUint8(o + 2), v.getUint8(o + 3));
-
 function sampleFormat(tag: number, bits: number): SampleFormat {
   if (tag === WAVE_FORMAT_PCM) {
     const f = ({ 8: 'u8', 16: 's16', 24: 's24', 32: 's32' } as const)[bits as 8 | 16 | 24 | 32];
@@ -57,22 +55,21 @@ function sampleFormat(tag: number, bits: number): SampleFormat {
 }
 
 /**
- * Parses a RIFF/WAVE header: PCM 8/16/24/32-bit, IEEE float 32/64-bit, A-law, μ-law, each also
- * wrapped in WAVE_FORMAT_EXTENSIBLE. A data chunk whose declared size is 0 or 0xFFFFFFFF (written
- * by streaming encoders that cannot seek back) runs to the end of the file; a declared size larger
- * than what is present means the file was truncated.
+ * Parses the header of a WAV-family file (RIFF/WAVE, RF64/BW64, Sony Wave64): PCM 8/16/24/32-bit,
+ * IEEE float 32/64-bit, A-law, μ-law, each also wrapped in WAVE_FORMAT_EXTENSIBLE.
+ *
+ * Reads what ffmpeg and sox read: a data chunk whose size is a streaming writer's placeholder
+ * (0, 0xFFFFFFFF, sox's 0x7FFFF000, 0x7FFF0000) or simply larger than the body runs to the end of
+ * the body, and a trailing partial frame is dropped. The RIFF size is not consulted (ffmpeg
+ * ignores it too). Damage that leaves nothing to decode is invalid_audio: a header cut short, no
+ * fmt or data chunk, or no whole frame of samples.
  */
 export function parseWav(bytes: Uint8Array): WavInfo {
+  const flavour = riffFlavour(bytes);
+  if (!flavour) throw invalidAudio('not a RIFF/WAVE, RF64 or Wave64 file');
   const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (bytes.byteLength < 12 || fourcc(v, 0) !== 'RIFF' || fourcc(v, 8) !== 'WAVE') {
-    throw invalidAudio('not a RIFF/WAVE file');
-  }
   let fmt: { tag: number; channels: number; sampleRate: number; blockAlign: number; bits: number } | undefined;
-  let offset = 12;
-  while (offset + 8 <= bytes.byteLength) {
-    const id = fourcc(v, offset);
-    const size = v.getUint32(offset + 4, true);
-    const body = offset + 8;
+  for (const { id, body, size, placeholder } of riffChunks(bytes, flavour)) {
     if (id === 'fmt ') {
       if (size < 16 || body + 16 > bytes.byteLength) throw invalidAudio('WAV fmt chunk is too short (file truncated?)');
       let tag = v.getUint16(body, true);
@@ -99,12 +96,8 @@ export function parseWav(bytes: Uint8Array): WavInfo {
       if (fmt.blockAlign !== frameBytes) {
         throw invalidAudio(`WAV block align ${fmt.blockAlign} does not match ${fmt.channels} channels of ${fmt.bits} bits`);
       }
-      const available = bytes.byteLength - body;
-      let length = size;
-      if (size === 0 || size === 0xffffffff) length = available;
-      else if (size > available) {
-        throw invalidAudio(`WAV data chunk declares ${size} bytes but only ${available} are present: the file is truncated`);
-      }
+      const available = Math.max(0, bytes.byteLength - body);
+      const length = placeholder || size > available ? available : size;
       return {
         format,
         channels: fmt.channels,
@@ -113,7 +106,6 @@ export function parseWav(bytes: Uint8Array): WavInfo {
         dataLength: length - (length % frameBytes),
       };
     }
-    offset = body + size + (size & 1);
   }
   throw invalidAudio(fmt ? 'WAV file has no data chunk (file truncated?)' : 'WAV file has no fmt chunk (file truncated?)');
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/errors';
-import { decodeAudio } from '../../src/audio/index';
+import { decodeAudio, type AudioEncoding, type DecodeOptions } from '../../src/audio/index';
 import { checkBeforeDecode } from '../../src/audio/integrity';
 import { sniff } from '../../src/audio/sniff';
 import { makeAudioFixtures } from '../../scripts/make-audio-fixtures.mjs';
@@ -34,7 +34,14 @@ function* damaged(bytes: Uint8Array, seed: number): Generator<Uint8Array> {
 }
 
 const CONTAINERS = ['flac-stereo.flac', 'mp3-id3.mp3', 'ogg-opus.ogg', 'webm-opus.webm', 'm4a-aac.m4a', 'mp4-video-aac.mp4', 'mov-video-aac.mov', 'aac-adts.aac'];
-const WAVS = ['wav-s16-44k-stereo.wav', 'wav-ext-s24-stereo.wav', 'wav-mulaw-8k.wav', 'wav-ami-f32.wav'];
+const WAVS = [
+  'wav-s16-44k-stereo.wav', 'wav-ext-s24-stereo.wav', 'wav-mulaw-8k.wav', 'wav-ami-f32.wav', 'wav-f64-8k.wav',
+  'wav-streamed-sox-8k.wav', 'wav-rf64-s16-22k.wav', 'wav-w64-f32-16k.w64',
+];
+/** Raw bodies, cut anywhere: a partial frame is invalid_audio, whole frames decode. */
+const RAW: [string, AudioEncoding, number][] = [
+  ['raw-mulaw-8k.ul', 'mulaw', 1], ['raw-alaw-8k.al', 'alaw', 1], ['raw-mulaw-8k-stereo.ul', 'mulaw', 2], ['raw-s16-16k.pcm', 'pcm_s16le', 1],
+];
 
 describe('damaged input never throws anything but invalid_audio', () => {
   it('sniffing and container checks, on truncated and header-corrupted files', () => {
@@ -54,21 +61,57 @@ describe('damaged input never throws anything but invalid_audio', () => {
     expect(rejected).toBeGreaterThan(100);
   });
 
-  it('the full WAV decode, on truncated and header-corrupted files', async () => {
-    let rejected = 0;
+  it('the full WAV and raw decode: cut at many points, bytes flipped anywhere', async () => {
+    const tally = { decoded: 0, rejected: 0, skipped: 0 };
+    let slowest = 0;
+    /** Either whole finite samples or 400 invalid_audio; never another error, never a long stall. */
+    const expectDecodedOrInvalid = async (b: Uint8Array, options: DecodeOptions, what: string) => {
+      const found = options.encoding === 'auto' ? sniff(b) : undefined;
+      if (found?.kind === 'known' && found.container !== 'wav') return void tally.skipped++; // now looks like a compressed format: needs WebAudio
+      const t0 = performance.now();
+      const outcome = await decodeAudio(b.slice().buffer, options).catch((e: unknown) => e);
+      slowest = Math.max(slowest, performance.now() - t0);
+      if (outcome instanceof Float32Array) {
+        expect(outcome.length, what).toBeGreaterThan(0);
+        expect(outcome.every(Number.isFinite), what).toBe(true);
+        tally.decoded++;
+        return;
+      }
+      expect(outcome, what).toBeInstanceOf(ApiError);
+      expect((outcome as ApiError).status, what).toBe(400);
+      expect((outcome as ApiError).code, `${what}: ${(outcome as ApiError).detail}`).toBe('invalid_audio');
+      tally.rejected++;
+    };
+    const auto: DecodeOptions = { encoding: 'auto', sampleRate: 16000, channels: 1 };
     for (const [i, name] of WAVS.entries()) {
-      for (const b of damaged(read(name), 100 + i)) {
-        const found = sniff(b);
-        if (found.kind === 'known' && found.container !== 'wav') continue; // needs WebAudio
-        const outcome = await decodeAudio(b.buffer as ArrayBuffer, { encoding: 'auto', sampleRate: 16000, channels: 1 }).catch((e: unknown) => e);
-        if (outcome instanceof Float32Array) continue;
-        expect(outcome, name).toBeInstanceOf(ApiError);
-        expect((outcome as ApiError).code).toBe('invalid_audio');
-        rejected++;
+      const r = rng(100 + i);
+      const wav = read(name);
+      // Every cut inside the first 160 bytes (all the headers), then random cuts through the samples.
+      const cuts = [...Array.from({ length: 161 }, (_, n) => n), ...Array.from({ length: 40 }, () => Math.floor(r() * wav.length))];
+      for (const n of cuts) await expectDecodedOrInvalid(wav.subarray(0, n), auto, `${name} cut at ${n}`);
+      for (let k = 0; k < 40; k++) {
+        const b = wav.slice();
+        // 1 to 8 bytes overwritten: half the variants in the headers, half anywhere in the file.
+        const span = k % 2 ? b.length : Math.min(b.length, 256);
+        const flips = 1 + Math.floor(r() * 8);
+        for (let f = 0; f < flips; f++) b[Math.floor(r() * span)] = Math.floor(r() * 256);
+        await expectDecodedOrInvalid(b, auto, `${name} flip variant ${k}`);
       }
     }
-    expect(rejected).toBeGreaterThan(50);
-  });
+    for (const [i, [name, encoding, channels]] of RAW.entries()) {
+      const r = rng(200 + i);
+      const body = read(name);
+      for (let k = 0; k < 30; k++) {
+        const n = k < 5 ? k : Math.floor(r() * body.length);
+        await expectDecodedOrInvalid(body.subarray(0, n), { encoding, sampleRate: 8000, channels }, `${name} cut at ${n}`);
+      }
+    }
+    console.log(`WAV/raw hostile inputs: ${tally.decoded} decoded, ${tally.rejected} rejected with invalid_audio, ${tally.skipped} now sniffed as a compressed format (skipped); slowest ${slowest.toFixed(0)} ms`);
+    // Cuts before the first whole frame are rejected; most cuts and flips still decode, as in ffmpeg.
+    expect(tally.rejected).toBeGreaterThan(WAVS.length * 30);
+    expect(tally.decoded).toBeGreaterThan(WAVS.length * 60);
+    expect(slowest).toBeLessThan(10_000);
+  }, 300_000);
 
   it('a damaged WAV header declaring an absurd sample rate is rejected, not resampled for hours', async () => {
     const b = read('wav-s16-44k-stereo.wav');

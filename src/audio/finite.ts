@@ -1,0 +1,26 @@
+import { invalidAudio } from '../api/errors';
+import type { MonoSource } from './source';
+
+/**
+ * Wraps a floating-point source so that a NaN or infinite sample is refused with invalid_audio
+ * instead of flowing on: one such sample turns every resampled output within the filter's reach
+ * into NaN, and the model's log-mel frames with it. A NaN or infinity in any channel makes the
+ * channel average non-finite, so checking the mono frames catches each one.
+ */
+export function finiteSource(source: MonoSource, what: string): MonoSource {
+  return {
+    length: source.length,
+    sampleRate: source.sampleRate,
+    read(start, dest) {
+      source.read(start, dest);
+      for (let i = 0; i < dest.length; i++) {
+        if (Number.isFinite(dest[i]!)) continue;
+        const frame = start + i;
+        throw invalidAudio(
+          `${what} holds a ${Number.isNaN(dest[i]!) ? 'NaN' : 'infinite'} floating-point sample at frame ${frame} ` +
+            `(${(frame / source.sampleRate).toFixed(3)} s): the file is damaged; float samples must be finite numbers`,
+        );
+      }
+    },
+  };
+}
