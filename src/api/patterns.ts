@@ -15,6 +15,14 @@
  *
  * A pattern expands to at most MAX_PATTERN_LENGTH characters and must not match the empty string.
  * In a comma-separated list, a comma inside {m,n} belongs to the pattern; any other comma separates.
+ *
+ * Bounded by construction (vendor-notes.md: "a pattern expands to at most 32 characters"): every
+ * repetition has an upper bound, so '*', '+' and '{m,}' are rejected as unbounded (400
+ * invalid_query_parameter naming the pattern), as is any pattern whose longest expansion exceeds 32
+ * characters. With at most 32 characters, MAX_GROUP_DEPTH nested groups and MAX_PATTERN_SOURCE_LENGTH
+ * source characters, reading a spoken run against a pattern (engine/biasing/patterns/spoken-patterns.ts,
+ * memoised on node × position) costs at most nodes × 33² per repetition, however ambiguous the
+ * pattern; the unrolled matcher (pattern-matcher.ts) has at most 32 character nodes per pattern.
  */
 import { invalidParam } from './errors';
 
@@ -104,6 +112,7 @@ class Parser {
     this.i++;
     if (c === ' ' || c === '-') return { kind: 'separator', char: c };
     if (isLiteral(c)) return { kind: 'literal', char: c };
+    if (c === '*' || c === '+') this.fail(`'${c}' repeats without bound; write {m,n} (a pattern expands to at most ${MAX_PATTERN_LENGTH} characters)`, at);
     if (c === '{' || c === '?') this.fail(`quantifier '${c}' must follow an element`, at);
     if (c === ']' || c === '}') this.fail(`unmatched '${c}'`, at);
     return this.fail(`unsupported character ${JSON.stringify(c)}`, at);
@@ -147,7 +156,8 @@ class Parser {
       const close = this.src.indexOf('}', at);
       if (close < 0) this.fail(`unclosed '{'`, at);
       const body = this.src.slice(at + 1, close);
-      const m = /^(\d{1,3})(?:,(\d{1,3}))?$/.exec(body);
+      if (/^\d+,$/.test(body)) this.fail(`quantifier {${body}} repeats without bound; write {m,n} (a pattern expands to at most ${MAX_PATTERN_LENGTH} characters)`, at);
+      const m = /^(\d+)(?:,(\d+))?$/.exec(body);
       if (!m) this.fail(`quantifier must be {n} or {m,n} with decimal numbers, got {${body}}`, at);
       min = Number(m[1]);
       max = m[2] === undefined ? min : Number(m[2]);

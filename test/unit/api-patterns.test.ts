@@ -72,7 +72,8 @@ describe('parsePattern: malformed patterns', () => {
     ['A{3', /unclosed '\{' at position 2/],
     ['A{}', /quantifier must be \{n\} or \{m,n\}/],
     ['A{,3}', /quantifier must be/],
-    ['A{3,}', /quantifier must be/],
+    ['A{3,}', /quantifier \{3,\} repeats without bound; .* at position 2/],
+    ['A{1000}', /quantifier \{1000\} exceeds 32/],
     ['A{-1}', /quantifier must be/],
     ['A{0x3}', /quantifier must be/],
     ['A{ 3}', /quantifier must be/],
@@ -82,8 +83,8 @@ describe('parsePattern: malformed patterns', () => {
     ['A??', /at most one quantifier/],
     ['A.B', /unsupported character "\." at position 2/],
     ['A_B', /unsupported character "_"/],
-    ['A*', /unsupported character "\*"/],
-    ['A+', /unsupported character "\+"/],
+    ['A*', /'\*' repeats without bound; write \{m,n\} .* at position 2/],
+    ['A+', /'\+' repeats without bound/],
     ['A]', /unmatched '\]'/],
     ['-AB', /cannot start with a separator/],
     ['AB ', /cannot end with a separator/],
@@ -103,5 +104,33 @@ describe('parsePattern: malformed patterns', () => {
     expect((err as ApiError).code).toBe('invalid_query_parameter');
     expect((err as ApiError).detail).toMatch(/^patterns: /);
     expect((err as ApiError).detail).toMatch(detail);
+  });
+});
+
+describe('patterns whose expansion has no bound', () => {
+  // the spec's bound: a pattern expands to at most 32 characters (vendor-notes.md)
+  it.each([
+    '[0-9]+',
+    'AMZ[0-9]*',
+    'AMZ[0-9]{3,}',
+    '([A-Z]+[0-9]){2}',
+    '(([0-9]{4}){4}){4}',
+    '([0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]){5}',
+  ])('%s is refused with a detail that names it', (p) => {
+    let err: unknown;
+    try {
+      parsePattern(p);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(400);
+    expect((err as ApiError).code).toBe('invalid_query_parameter');
+    expect((err as ApiError).detail).toContain(JSON.stringify(p));
+    expect((err as ApiError).detail).toMatch(/without bound|expands to up to \d+ characters; at most 32/);
+  });
+
+  it('accepts the most ambiguous pattern within the bound', () => {
+    expect(compilePattern('([0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]){4}').maxLength).toBe(32);
   });
 });

@@ -9,33 +9,39 @@ import type { CompiledPattern, PatternNode } from '../../../src/api/patterns';
 /** One spoken symbol: the characters it may stand for ("oh" is 0 or O). */
 type Symbol = readonly string[];
 
-const DIGIT_WORDS: Record<string, string> = {
+/*
+ * The word tables are Maps, looked up with get(): a word from the transcript is a key, and on a plain
+ * object "constructor", "__proto__" or "toString" would find Object.prototype's members.
+ */
+const table = <T>(entries: Record<string, T>): ReadonlyMap<string, T> => new Map(Object.entries(entries));
+
+const DIGIT_WORDS = table({
   zero: '0', oh: '0', one: '1', two: '2', three: '3', four: '4', five: '5', six: '6', seven: '7', eight: '8', nine: '9',
-};
-const TEENS: Record<string, string> = {
+});
+const TEENS = table({
   ten: '10', eleven: '11', twelve: '12', thirteen: '13', fourteen: '14', fifteen: '15', sixteen: '16', seventeen: '17', eighteen: '18', nineteen: '19',
-};
-const TENS: Record<string, string> = { twenty: '2', thirty: '3', forty: '4', fifty: '5', sixty: '6', seventy: '7', eighty: '8', ninety: '9' };
-const NATO: Record<string, string> = {
+});
+const TENS = table({ twenty: '2', thirty: '3', forty: '4', fifty: '5', sixty: '6', seventy: '7', eighty: '8', ninety: '9' });
+const NATO = table({
   alpha: 'A', alfa: 'A', bravo: 'B', charlie: 'C', delta: 'D', echo: 'E', foxtrot: 'F', golf: 'G', hotel: 'H', india: 'I',
   juliet: 'J', juliett: 'J', kilo: 'K', lima: 'L', mike: 'M', november: 'N', oscar: 'O', papa: 'P', quebec: 'Q', romeo: 'R',
   sierra: 'S', tango: 'T', uniform: 'U', victor: 'V', whiskey: 'W', whisky: 'W', xray: 'X', yankee: 'Y', zulu: 'Z',
-};
+});
 /** Letter names as words; not the ones that are common words too (you, are, see, why, be, oh). */
-const LETTER_NAMES: Record<string, string> = {
+const LETTER_NAMES = table({
   bee: 'B', dee: 'D', eff: 'F', gee: 'G', aitch: 'H', jay: 'J', kay: 'K', el: 'L', em: 'M', en: 'N', pee: 'P',
   cue: 'Q', queue: 'Q', ar: 'R', ess: 'S', tee: 'T', vee: 'V', doubleu: 'W', ex: 'X', wye: 'Y', zed: 'Z', zee: 'Z',
-};
+});
 /**
  * Common words that sound like a letter or digit ("for" 4, "be" B): read so only between other
  * symbols, in a run with a letter or a written character that matches a pattern as a whole
  * ("A, mz, for 7-1" → AMZ471; never "one to four" → 124).
  */
-const HOMOPHONES: Record<string, string[]> = {
+const HOMOPHONES = table<Symbol>({
   for: ['4'], to: ['2'], too: ['2'], won: ['1'], ate: ['8'], be: ['B'], see: ['C'], sea: ['C'], you: ['U'],
   are: ['R'], why: ['Y'], eye: ['I'], tea: ['T'], pea: ['P'],
-};
-const REPEATS: Record<string, number> = { double: 2, triple: 3 };
+});
+const REPEATS = table({ double: 2, triple: 3 });
 const SEPARATOR_WORDS = new Set(['dash', 'hyphen']);
 
 /** How one word reads inside a code; null when it cannot be part of one. */
@@ -57,13 +63,18 @@ function readWord(word: string): WordReading | null {
   if (!w) return null;
   const lower = w.toLowerCase();
   const key = lower.replace(/[-.]/g, '');
-  if (key in HOMOPHONES) return { kind: 'symbols', symbols: [HOMOPHONES[key]!], homophone: true };
-  if (key in DIGIT_WORDS) return { kind: 'symbols', symbols: key === 'oh' ? [['0', 'O']] : [[DIGIT_WORDS[key]!]], numberWord: true };
-  if (key in TEENS) return { kind: 'symbols', symbols: [...TEENS[key]!].map((c) => [c]), numberWord: true };
-  if (key in TENS) return { kind: 'tens', digit: TENS[key]! };
-  if (key in NATO) return { kind: 'symbols', symbols: [[NATO[key]!]] };
-  if (key in LETTER_NAMES) return { kind: 'symbols', symbols: [[LETTER_NAMES[key]!]] };
-  if (key in REPEATS) return { kind: 'repeat', times: REPEATS[key]! };
+  const homophone = HOMOPHONES.get(key);
+  if (homophone) return { kind: 'symbols', symbols: [homophone], homophone: true };
+  const digit = DIGIT_WORDS.get(key);
+  if (digit) return { kind: 'symbols', symbols: key === 'oh' ? [['0', 'O']] : [[digit]], numberWord: true };
+  const teen = TEENS.get(key);
+  if (teen) return { kind: 'symbols', symbols: [...teen].map((c) => [c]), numberWord: true };
+  const tens = TENS.get(key);
+  if (tens) return { kind: 'tens', digit: tens };
+  const letter = NATO.get(key) ?? LETTER_NAMES.get(key);
+  if (letter) return { kind: 'symbols', symbols: [[letter]] };
+  const times = REPEATS.get(key);
+  if (times) return { kind: 'repeat', times };
   if (SEPARATOR_WORDS.has(key)) return { kind: 'separator' };
   if (/^[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+$/u.test(w)) {
     const parts = w.split('-').map(readWord);
@@ -159,68 +170,87 @@ function inClass(node: Extract<PatternNode, { kind: 'class' }>, c: string): bool
   return node.ranges.some(([from, to]) => c >= from && c <= to);
 }
 
+/** Written texts by the position after them: for each end, the shortest (the first found on a tie). */
+type Reach = Map<number, string>;
+
+function keep(out: Reach, end: number, text: string): void {
+  const had = out.get(end);
+  if (had === undefined || text.length < had.length) out.set(end, text);
+}
+
 /**
- * All ways `node` can consume symbols from `pos`: the position after it and the characters it
- * writes. Separators consume nothing and write themselves, so the written form gets the pattern's
- * separators whether or not they were spoken. Patterns are at most 32 characters: plain backtracking.
+ * One run of symbols read against patterns' ASTs, memoised on (node, position): each node's
+ * shortest written text to every end position is worked out once. Separators consume no symbol and
+ * write themselves, so the written form gets the pattern's separators whether or not they were
+ * spoken. The work is bounded by nodes × positions² × repeat counts whatever the pattern's ambiguity
+ * (listing every derivation, as a backtracking reader does, took minutes for
+ * `([0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]){4}` on 24 spoken digits).
  */
-function* matches(node: PatternNode, symbols: readonly Symbol[], pos: number): Generator<[number, string]> {
-  switch (node.kind) {
-    case 'separator':
-      yield [pos, node.char];
-      return;
-    case 'literal':
-    case 'class': {
-      const sym = symbols[pos];
-      if (!sym) return;
-      for (const c of sym) {
-        if (node.kind === 'literal' ? c === node.char.toUpperCase() : inClass(node, c)) {
-          yield [pos + 1, node.kind === 'literal' ? node.char : c];
-          return;
-        }
+class CodeReading {
+  private readonly memo = new Map<PatternNode, Reach[]>();
+
+  constructor(
+    readonly symbols: readonly Symbol[],
+    private readonly checkpoint: (() => void) | undefined,
+  ) {}
+
+  /**
+   * The written form of the first `length` symbols under `pattern`, or null when they do not match it
+   * as a whole. Of several forms the shortest wins: a separator in an optional group is written only
+   * when the pattern needs it.
+   */
+  form(pattern: CompiledPattern, length: number): string | null {
+    return this.reach(pattern.ast, 0).get(length) ?? null;
+  }
+
+  /** Whether `symbols` begin this reading's, so that form() answers for them. */
+  begins(symbols: readonly Symbol[]): boolean {
+    return symbols.length <= this.symbols.length && symbols.every((s, i) => sameSymbol(s, this.symbols[i]!));
+  }
+
+  private reach(node: PatternNode, pos: number): Reach {
+    let byPos = this.memo.get(node);
+    if (!byPos) this.memo.set(node, (byPos = []));
+    let out = byPos[pos];
+    if (!out) {
+      this.checkpoint?.();
+      byPos[pos] = out = this.read(node, pos);
+    }
+    return out;
+  }
+
+  private read(node: PatternNode, pos: number): Reach {
+    switch (node.kind) {
+      case 'separator':
+        return new Map([[pos, node.char]]);
+      case 'literal':
+      case 'class': {
+        // a symbol's first reading the node takes ("oh" is 0 for [0-9], O for [A-Z]); literals keep their case
+        const c = this.symbols[pos]?.find((c) => (node.kind === 'literal' ? c === node.char.toUpperCase() : inClass(node, c)));
+        return c === undefined ? new Map() : new Map([[pos + 1, node.kind === 'literal' ? node.char : c]]);
       }
-      return;
-    }
-    case 'sequence':
-      yield* sequence(node.items, 0, symbols, pos);
-      return;
-    case 'repeat':
-      yield* repeat(node, node.max, symbols, pos, 0);
-      return;
-  }
-}
-
-function* sequence(items: readonly PatternNode[], k: number, symbols: readonly Symbol[], pos: number): Generator<[number, string]> {
-  if (k === items.length) {
-    yield [pos, ''];
-    return;
-  }
-  for (const [p1, s1] of matches(items[k]!, symbols, pos)) {
-    for (const [p2, s2] of sequence(items, k + 1, symbols, p1)) yield [p2, s1 + s2];
-  }
-}
-
-function* repeat(node: Extract<PatternNode, { kind: 'repeat' }>, left: number, symbols: readonly Symbol[], pos: number, done: number): Generator<[number, string]> {
-  if (left > 0) {
-    for (const [p1, s1] of matches(node.node, symbols, pos)) {
-      if (p1 === pos) continue; // an element that consumed nothing would repeat forever
-      for (const [p2, s2] of repeat(node, left - 1, symbols, p1, done + 1)) yield [p2, s1 + s2];
+      case 'sequence':
+        return node.items.reduce<Reach>((from, item) => this.then(from, item), new Map([[pos, '']]));
+      case 'repeat': {
+        const rounds: Reach[] = [new Map([[pos, '']])];
+        for (let k = 1; k <= node.max && rounds[k - 1]!.size > 0; k++) rounds.push(this.then(rounds[k - 1]!, node.node));
+        // most repetitions first, so that of equally short forms the greediest is kept
+        const out: Reach = new Map();
+        for (let k = rounds.length - 1; k >= node.min; k--) for (const [end, text] of rounds[k]!) keep(out, end, text);
+        return out;
+      }
     }
   }
-  if (done >= node.min) yield [pos, ''];
+
+  /** Each text of `from` followed by each of `node` read from where it ends. */
+  private then(from: Reach, node: PatternNode): Reach {
+    const out: Reach = new Map();
+    for (const [at, head] of from) for (const [end, text] of this.reach(node, at)) keep(out, end, head + text);
+    return out;
+  }
 }
 
-/**
- * The written form of `symbols` under `pattern`, or null when the whole run does not match. Of several
- * forms the shortest wins: a separator in an optional group is written only when the pattern needs it.
- */
-function writtenForm(pattern: CompiledPattern, symbols: readonly Symbol[]): string | null {
-  let best: string | null = null;
-  for (const [pos, text] of matches(pattern.ast, symbols, 0)) {
-    if (pos === symbols.length && pattern.test(text) && (best === null || text.length < best.length)) best = text;
-  }
-  return best;
-}
+const sameSymbol = (a: Symbol, b: Symbol) => a.length === b.length && a.every((c, i) => c === b[i]);
 
 /** A run of words [start, end) that reads as a code, and its written form. */
 export interface PatternSpan {
@@ -237,9 +267,10 @@ const MAX_SPAN_WORDS = 40;
  * Runs of `words` that spell a code matching one of `patterns`, left to right, the longest run
  * first (of the patterns matching it, the shortest written form). Words around a code that could be
  * letters or digits ("a", "two") stay outside it when the code matches without them. A run that is
- * already exactly the written form is reported too (its text unchanged).
+ * already exactly the written form is reported too (its text unchanged). `checkpoint`, called between
+ * steps of the reading, may throw to cancel it.
  */
-export function findPatternSpans(words: readonly string[], patterns: readonly CompiledPattern[]): PatternSpan[] {
+export function findPatternSpans(words: readonly string[], patterns: readonly CompiledPattern[], checkpoint?: () => void): PatternSpan[] {
   if (patterns.length === 0) return [];
   const readings = words.map(readWord);
   const spans: PatternSpan[] = [];
@@ -248,12 +279,15 @@ export function findPatternSpans(words: readonly string[], patterns: readonly Co
     if (readings[i]) {
       let last = i;
       while (last < words.length && last - i < MAX_SPAN_WORDS && readings[last]) last++;
+      // a shorter run mostly reads the symbols of a longer one less its tail: one reading answers both
+      let reading: CodeReading | null = null;
       for (let j = last; j > i && !found; j--) {
         const symbols = spokenSymbols(readings.slice(i, j));
         if (!symbols) continue;
         for (const p of patterns) {
           if (symbols.length > p.maxLength) continue;
-          const text = writtenForm(p, symbols);
+          if (!reading?.begins(symbols)) reading = new CodeReading(symbols, checkpoint);
+          const text = reading.form(p, symbols.length);
           if (text && (!found || text.length < found.text.length)) found = { start: i, end: j, text, pattern: p.source };
         }
       }
@@ -273,10 +307,10 @@ export function findPatternSpans(words: readonly string[], patterns: readonly Co
  * "My order is A M Z four seven one." → "My order is AMZ471." Punctuation before the first and
  * after the last word of a code is kept; punctuation between its words ("A, M, Z") is dropped.
  */
-export function applyPatterns(text: string, patterns: readonly CompiledPattern[]): string {
+export function applyPatterns(text: string, patterns: readonly CompiledPattern[], checkpoint?: () => void): string {
   const parts = text.split(/(\s+)/);
   const words = parts.filter((_, k) => k % 2 === 0);
-  const spans = findPatternSpans(words, patterns);
+  const spans = findPatternSpans(words, patterns, checkpoint);
   if (spans.length === 0) return text;
   const out: string[] = [];
   let w = 0;
@@ -305,10 +339,11 @@ export interface TimedWord {
  * Words with each spoken code merged into one word holding its written form, spanning the
  * times of the words it replaces, with the lowest confidence among them.
  */
-export function applyPatternsToWords<W extends TimedWord>(words: readonly W[], patterns: readonly CompiledPattern[]): W[] {
+export function applyPatternsToWords<W extends TimedWord>(words: readonly W[], patterns: readonly CompiledPattern[], checkpoint?: () => void): W[] {
   const spans = findPatternSpans(
     words.map((w) => w.text),
     patterns,
+    checkpoint,
   );
   if (spans.length === 0) return words.slice();
   const out: W[] = [];
