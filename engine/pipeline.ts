@@ -324,7 +324,7 @@ function windowSegments(
   window: DecodingWindow,
   encoderFrames: number,
   speech: Float32Array,
-  { request, steering }: RequestContext,
+  { request, steering, checkpoint }: RequestContext,
 ): EngineSegment[] {
   const windowSamples = window.endSample - window.startSample;
   const offsetMs = (window.startSample / SAMPLE_RATE) * 1000;
@@ -346,8 +346,8 @@ function windowSegments(
       }
     }
     if (steering.patterns.length > 0) {
-      segText = applyPatterns(segText, steering.patterns);
-      words = applyPatternsToWords(words, steering.patterns);
+      segText = applyPatterns(segText, steering.patterns, checkpoint);
+      words = applyPatternsToWords(words, steering.patterns, checkpoint);
     }
     if (!segText) continue;
     const startMs = offsetMs + seg.start * 1000;
