@@ -16,7 +16,8 @@ import { SpeakerFeatureSource } from './speakers/features';
 import { steeringFor, type Steering } from './decoding/steering';
 import { createWhisper, fetchWhisperFiles, whisperPaths } from './whisper/loader';
 import { SileroVad, VAD_FRAME_SAMPLES } from './vad/silero';
-import { WhisperModel, type EncodedWindow, type Generation } from './whisper/model';
+import { WhisperModel, type EncodedWindow } from './whisper/model';
+import type { Generation } from './whisper/generate';
 import { wordsFromTokens, wordTokens } from './postprocess/words';
 
 export class CancelledError extends Error {

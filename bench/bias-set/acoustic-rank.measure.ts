@@ -14,7 +14,8 @@ import { decodeWindow } from '../../engine/decoding/fallback';
 import { logSumExp } from '../../engine/whisper/logits';
 import { occurrences, UNSURE } from '../../engine/biasing/phrases/phrase-pass';
 import { passWords } from '../../engine/biasing/phrases/splice';
-import { releaseSelf, rowAt, type EncodedWindow, type Generation, type WhisperModel } from '../../engine/whisper/model';
+import type { EncodedWindow, WhisperModel } from '../../engine/whisper/model';
+import { rowAt, type Generation } from '../../engine/whisper/generate';
 import { generateBiasSet } from './generate.mjs';
 import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
 import { madeUpPhrases } from './phrase-list';
@@ -48,19 +49,19 @@ async function phrasesAt(model: WhisperModel, encoded: EncodedWindow, seconds: n
         if (logprob < FIRST_TOKEN_FLOOR) continue;
         if (form.length > 1) {
           runs++;
-          const step = await model.decoderForward(form.slice(0, -1), out.past, encoded, { consumePast: false });
+          const step = await model.decoderForward(form.slice(0, -1), out.cache, encoded);
           const size = step.logits.dims[2]!;
           const data = step.logits.data as Float32Array;
           for (let k = 1; k < form.length; k++) logprob += data[(k - 1) * size + form[k]!]! - logSumExp(data, (k - 1) * size, k * size);
           step.logits.dispose();
-          releaseSelf(step.past);
+          step.cache.release();
         }
         if (logprob > best) [best, firstToken] = [logprob, head];
       }
       ranked.push({ phrase: phrases[p]!, logprob: best, firstToken });
     }
   } finally {
-    releaseSelf(out.past);
+    out.cache.release();
   }
   return { ranked: ranked.sort((a, b) => b.logprob - a.logprob), runs };
 }

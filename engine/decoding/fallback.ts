@@ -1,5 +1,6 @@
 import { seeded } from './seeded-random';
-import type { EncodedWindow, GenerateOptions, Generation, WhisperModel } from '../whisper/model';
+import type { EncodedWindow, WhisperModel } from '../whisper/model';
+import type { GenerateOptions, Generation } from '../whisper/generate';
 
 /**
  * Temperatures tried in turn when a pass looks like a loop or has low confidence (OpenAI's schedule).

@@ -4,7 +4,9 @@ import { biasPlan, decodeWithPhrases } from '../biasing/phrases/phrase-pass';
 import { decodeWithPatterns } from '../biasing/patterns/pattern-pass';
 import { decodeWindow, type DecodeOptions } from './fallback';
 import { fillerTokenIds, VERBATIM_BOOST, verbatimPrompt } from '../postprocess/fillers';
-import type { EncodedWindow, Generation, WhisperModel } from '../whisper/model';
+import type { EncodedWindow, WhisperModel } from '../whisper/model';
+import type { Generation } from '../whisper/generate';
+import { tokenBoost } from '../whisper/logits';
 
 /** A window's decoding options before steering: what every request sets. */
 export type WindowOptions = Pick<DecodeOptions, 'language' | 'wantAttention' | 'audioSeconds' | 'checkpoint'>;
@@ -32,7 +34,7 @@ export function steeringFor(whisper: WhisperModel, request: EngineRequest): Stee
 }
 
 /** verbatim filler mode: a prompt in that style and a boost for filler tokens; nothing otherwise. */
-function fillerOptions(whisper: WhisperModel, request: EngineRequest, language: string): Pick<DecodeOptions, 'promptIds' | 'adjustLogits'> {
+function fillerOptions(whisper: WhisperModel, request: EngineRequest, language: string): Pick<DecodeOptions, 'promptIds' | 'processors'> {
   if (request.fillerMode !== 'verbatim') return {};
   const vocab = whisper.vocab;
   const fillerIds = fillerTokenIds(language, (text) => vocab.encode(text));
@@ -40,12 +42,6 @@ function fillerOptions(whisper: WhisperModel, request: EngineRequest, language: 
   return {
     ...(prompt ? { promptIds: vocab.encode(` ${prompt}`) } : {}),
     // not within 3 tokens of a filler: boosted fillers would otherwise feed on themselves ("Um, um, um")
-    ...(fillerIds.length > 0
-      ? {
-          adjustLogits: (logits: Float32Array, generated: readonly number[]) => {
-            if (!generated.slice(-3).some((id) => fillerIds.includes(id))) for (const id of fillerIds) logits[id]! += VERBATIM_BOOST;
-          },
-        }
-      : {}),
+    ...(fillerIds.length > 0 ? { processors: [tokenBoost(fillerIds, VERBATIM_BOOST, 3)] } : {}),
   };
 }

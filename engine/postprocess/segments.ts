@@ -1,6 +1,6 @@
 import type { EngineToken } from '../protocol';
 import type { WhisperVocabulary } from '../whisper/tokenizer';
-import type { GeneratedToken } from '../whisper/model';
+import type { GeneratedToken } from '../whisper/generate';
 
 export interface TimedSegment {
   /** Seconds from the window start. */

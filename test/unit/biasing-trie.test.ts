@@ -6,7 +6,7 @@ import { createBiasProcessor, TOKEN_BOOST } from '../../engine/biasing/phrases/p
 import { promptForPhrases } from '../../engine/biasing/phrases/prompt';
 import { buildPhraseTrie, phraseVariants, TokenTrie } from '../../engine/biasing/phrases/trie';
 import { WhisperVocabulary } from '../../engine/whisper/tokenizer';
-import { repeatsTail, type Generation } from '../../engine/whisper/model';
+import { repeatsTail, type Generation } from '../../engine/whisper/generate';
 import { madeUpPhrases } from '../../bench/bias-set/phrase-list';
 
 const dir = 'public/models/whisper-tiny';

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeWindow } from '../../engine/decoding/fallback';
 import { formIndex, phrasesAfter, phrasesHeard } from '../../engine/biasing/phrases/model-rank';
 import { logSumExp } from '../../engine/whisper/logits';
-import { pick, releaseSelf, treeLayout } from '../../engine/whisper/model';
+import { treeLayout } from '../../engine/whisper/model';
 import { tinyOnJfk } from './helpers/tiny-on-jfk';
 
 /**
@@ -18,7 +18,7 @@ async function alone(prefix: readonly number[], ids: readonly number[]): Promise
   const size = out.logits.dims[2]!;
   const logprobs = ids.map((id, i) => data[i * size + id]! - logSumExp(data, i * size, (i + 1) * size));
   out.logits.dispose();
-  releaseSelf(out.past);
+  out.cache.release();
   return logprobs;
 }
 
@@ -30,7 +30,7 @@ describe('phrasesAfter (real whisper-tiny)', () => {
   async function heardAtCountry(phrases: readonly string[]) {
     const run = await loaded.model.decoderForward(prefix.slice(0, -1), null, loaded.clip.encoded, { logitsFrom: prefix.length - 2 });
     run.logits.dispose();
-    return phrasesAfter(loaded.model, loaded.clip.encoded, pick(run.past, '.decoder.'), pick(run.past, '.encoder.'), prefix[prefix.length - 1]!, formIndex(loaded.model.vocab, phrases), { floor: -Infinity });
+    return phrasesAfter(loaded.model, loaded.clip.encoded, run.cache, prefix[prefix.length - 1]!, formIndex(loaded.model.vocab, phrases), { floor: -Infinity });
   }
 
   beforeAll(async () => {

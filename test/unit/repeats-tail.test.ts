@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { repeatsTail } from '../../engine/whisper/model';
+import { repeatsTail } from '../../engine/whisper/generate';
 
 describe('decoding-loop detection', () => {
   const sentence = [314, 1807, 314, 576, 307, 612, 13]; // " I thought I would be there."

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { endedWithEot } from '../../engine/whisper/model';
+import { endedWithEot } from '../../engine/whisper/generate';
 import { tinyOnJfk } from './helpers/tiny-on-jfk';
 
 /**

@@ -2,20 +2,12 @@ import type { CompiledPattern } from '../../../src/api/patterns';
 import type { DecodeOptions } from '../../decoding/fallback';
 import { logSumExp } from '../../whisper/logits';
 import type { WhisperVocabulary } from '../../whisper/tokenizer';
-import {
-  endedWithEot,
-  pick,
-  releaseSelf,
-  rowAt,
-  type EncodedWindow,
-  type GeneratedToken,
-  type Generation,
-  type Past,
-  type WhisperModel,
-} from '../../whisper/model';
+import type { KvCache } from '../../whisper/kv-cache';
+import type { EncodedWindow, WhisperModel } from '../../whisper/model';
+import { endedWithEot, passProcessors, processedRow, rowAt, type GeneratedToken, type Generation } from '../../whisper/generate';
 import { spokenCodes, tokenTable, writtenCodes, type CodeForm, type CodeState, type TokenTable } from './code-forms';
 import { PatternMatcher } from './pattern-matcher';
-import { decodeOn, maskedRows, type DecodedOn, type Framing } from '../phrases/decode-on';
+import { decodeOn, type DecodedOn, type Framing } from '../phrases/decode-on';
 import { DEFAULT_STRENGTH } from '../phrases/phrase-pass';
 import { findPatternSpans, mayBeCodeWord } from './spoken-patterns';
 
@@ -69,46 +61,34 @@ interface Scored {
 }
 
 /**
- * One teacher-forced run over `ids`: the sequence's log-probability (as WhisperModel.sequenceLogprob)
- * and the places worth trying.
+ * One teacher-forced run over `ids` (WhisperModel.score): the sequence's log-probability and the places
+ * worth trying.
  */
 async function scoreAndPlaces(
   model: WhisperModel,
   encoded: EncodedWindow,
-  f: Framing,
+  opts: DecodeOptions,
   ids: readonly GeneratedToken[],
   matcher: PatternMatcher,
   patterns: readonly CompiledPattern[],
 ): Promise<Scored> {
   const v = model.vocab;
   const table = tokenTable(v);
-  const words = wordStarts(ids, v, table);
-  const starts = candidateStarts(words, patterns);
-  const out = await model.decoderForward([...f.prompt, ...ids.map((t) => t.id)], null, encoded, { logitsFrom: f.prompt.length - 1 });
-  const vocabSize = out.logits.dims[2]!;
-  const data = out.logits.data as Float32Array;
+  const starts = candidateStarts(wordStarts(ids, v, table), patterns);
+  const targets = [...ids.map((t) => t.id), v.eot];
   let logprob = 0;
   const places: Place[] = [];
-  try {
-    const targets = [...ids.map((t) => t.id), v.eot];
-    for (let i = 0; i < targets.length; i++) {
-      const offset = i * vocabSize;
-      const row = data.subarray(offset, offset + vocabSize);
-      const z = logSumExp(row, 0, vocabSize);
-      const before = logprob;
-      logprob += row[targets[i]!]! - z;
-      const coveredBy = starts.get(i);
-      if (coveredBy === undefined) continue;
-      let best = -Infinity;
-      for (const { id, text } of table.codeTokens) {
-        if (text[0] === ' ' && row[id]! > best && matcher.advance(matcher.start, text.slice(1))) best = row[id]!;
-      }
-      if (best > -Infinity) places.push({ index: i, gap: row[targets[i]!]! - best, before, coveredBy });
+  await model.score(encoded, opts, targets.slice(0, -1), 0, (i, row, z) => {
+    const before = logprob;
+    logprob += row[targets[i]!]! - z;
+    const coveredBy = starts.get(i);
+    if (coveredBy === undefined) return;
+    let best = -Infinity;
+    for (const { id, text } of table.codeTokens) {
+      if (text[0] === ' ' && row[id]! > best && matcher.advance(matcher.start, text.slice(1))) best = row[id]!;
     }
-  } finally {
-    out.logits.dispose();
-    releaseSelf(out.past);
-  }
+    if (best > -Infinity) places.push({ index: i, gap: row[targets[i]!]! - best, before, coveredBy });
+  });
   return { logprob, places: places.filter((p) => p.gap <= START_MARGIN) };
 }
 
@@ -163,7 +143,7 @@ interface Pass extends DecodedOn {
 
 /** A hypothesis of the code: its tokens so far, its self-attention cache and the logits after it. */
 interface Hyp<S extends CodeState> {
-  self: Past;
+  cache: KvCache;
   row: Float32Array;
   tokens: GeneratedToken[];
   score: number;
@@ -210,15 +190,10 @@ async function constrainedPasses<S extends CodeState>(
 ): Promise<Pass[]> {
   const v = model.vocab;
   const prefixIds = prefix.map((t) => t.id);
-  const input = [...f.prompt, ...prefixIds];
-  const out = await model.decoderForward(input, null, encoded, { logitsFrom: input.length - 1 });
-  const row0 = rowAt(out.logits, 0);
-  out.logits.dispose();
-  const cross = pick(out.past, '.encoder.');
-  const self0 = pick(out.past, '.decoder.');
+  const { cache: cache0, row: row0 } = await model.startAfter(encoded, opts, prefixIds);
   const writable = (pattern: number) => !only || only.has(pattern);
-  const masked = maskedRows(v, opts, f);
-  let live: Hyp<S>[] = [{ self: self0, row: row0, tokens: [], score: 0, match: form.start }];
+  const processors = passProcessors(v, f.maxTsIndex, opts);
+  let live: Hyp<S>[] = [{ cache: cache0, row: row0, tokens: [], score: 0, match: form.start }];
   // the best finished code of each pattern, and a beam per pattern: several patterns may fit one place
   // ("U891S" and "UA916"), and the likelier code of one must not crowd out every code of another
   const bestOf = new Map<number, Hyp<S>>();
@@ -226,7 +201,7 @@ async function constrainedPasses<S extends CodeState>(
   const passes: Pass[] = [];
   const held = new Set<Hyp<S>>(live);
   const release = (keep: Set<Hyp<S>>) => {
-    for (const h of held) if (!keep.has(h)) releaseSelf(h.self);
+    for (const h of held) if (!keep.has(h)) h.cache.release();
     for (const h of [...held]) if (!keep.has(h)) held.delete(h);
   };
   try {
@@ -239,7 +214,8 @@ async function constrainedPasses<S extends CodeState>(
           if (!best || hyp.score > best.score) bestOf.set(p, hyp);
         }
         if (!hyp.match.open || prefix.length + hyp.tokens.length >= f.maxTokens) continue;
-        const { r, z } = masked(hyp.row, [...prefixIds, ...hyp.tokens.map((t) => t.id)]);
+        const r = processedRow(hyp.row, processors, [...prefixIds, ...hyp.tokens.map((t) => t.id)]);
+        const z = logSumExp(r, 0, r.length);
         const worth = (id: number) => hyp.score + r[id]! - z > floor;
         for (const { id, state } of form.next(hyp.match, hyp.tokens.length === 0, worth)) {
           const lp = r[id]! - z;
@@ -254,11 +230,10 @@ async function constrainedPasses<S extends CodeState>(
       }
       const next: Hyp<S>[] = [];
       for (const e of [...chosen].sort((a, b) => b.score - a.score).slice(0, MAX_LIVE)) {
-        const stepped = await model.decoderForward([e.id], { ...e.hyp.self, ...cross }, encoded, { consumePast: false });
-        const self = pick(stepped.past, '.decoder.');
+        const stepped = await model.decoderForward([e.id], e.hyp.cache, encoded);
         const row = rowAt(stepped.logits, 0);
         stepped.logits.dispose();
-        const hyp = { self, row, tokens: [...e.hyp.tokens, { id: e.id, logprob: e.logprob }], score: e.score, match: e.match };
+        const hyp = { cache: stepped.cache, row, tokens: [...e.hyp.tokens, { id: e.id, logprob: e.logprob }], score: e.score, match: e.match };
         next.push(hyp);
         held.add(hyp);
       }
@@ -269,7 +244,7 @@ async function constrainedPasses<S extends CodeState>(
     release(new Set(finished));
     for (const hyp of finished) {
       held.delete(hyp); // decodeOn disposes the cache it is given
-      passes.push({ ...(await decodeOn(model, encoded, opts, f, prefix, hyp, cross, rest, form.extends)), heardRepeat: form.heardRepeat(hyp.match) });
+      passes.push({ ...(await decodeOn(model, encoded, opts, f, prefix, hyp, rest, form.extends)), heardRepeat: form.heardRepeat(hyp.match) });
     }
   } finally {
     release(new Set());
@@ -317,7 +292,7 @@ export async function decodeWithPatterns(
   for (let tries = 0; tries < MAX_TRIES; ) {
     opts.checkpoint?.();
     // scored again only when the tokens changed
-    scored ??= await scoreAndPlaces(model, encoded, f, tokens, matcher, patterns);
+    scored ??= await scoreAndPlaces(model, encoded, opts, tokens, matcher, patterns);
     // the most promising place of the first run of candidate places (one spoken code), left to right
     const run: Place[] = [];
     for (const p of scored.places.filter((q) => q.index >= from)) {

@@ -1,26 +1,15 @@
 import type { DecodeOptions } from '../../decoding/fallback';
-import { applyTimestampRules, logSumExp } from '../../whisper/logits';
-import type { WhisperVocabulary } from '../../whisper/tokenizer';
-import { argmax, closesAtEnd, pick, releaseSelf, repeatsTail, rowAt, type EncodedWindow, type GeneratedToken, type Past, type WhisperModel } from '../../whisper/model';
+import { decodeLoop, endOfAudioStop, loopStop, passProcessors, type GeneratedToken, type StoppingCriterion } from '../../whisper/generate';
+import type { KvCache } from '../../whisper/kv-cache';
+import type { LogitsProcessor } from '../../whisper/logits';
+import type { EncodedWindow, WhisperModel } from '../../whisper/model';
 
 export type Framing = ReturnType<WhisperModel['framing']>;
 
-/** A decoder row after the window's grammar rules and the pass's own logit adjustment, and its log-normaliser. */
-export type MaskedRows = (row: Float32Array, generated: readonly number[]) => { r: Float32Array; z: number };
-
-export function maskedRows(vocab: WhisperVocabulary, opts: DecodeOptions, f: Framing): MaskedRows {
-  return (row, generated) => {
-    const r = row.slice();
-    applyTimestampRules(r, generated, vocab, f.maxTsIndex);
-    opts.adjustLogits?.(r, generated);
-    return { r, z: logSumExp(r, 0, r.length) };
-  };
-}
-
-/** Tokens written into a pass: their self-attention cache after `prefix` and them, and the row that follows. */
+/** Tokens written into a pass: the cache after the prompt, the prefix and them, and the row that follows. */
 export interface ForcedTokens {
   tokens: readonly GeneratedToken[];
-  self: Past;
+  cache: KvCache;
   row: Float32Array;
 }
 
@@ -34,9 +23,9 @@ export interface DecodedOn {
 }
 
 /**
- * Greedy decoding after `prefix` and the `forced` tokens (the first token after them may not be one of
- * `barred`), rejoining the first pass (`rest`, its tokens after the prefix) when its own tokens come back
- * to it. Disposes `forced.self`.
+ * Greedy decoding (the one loop, generate.ts) after `prefix` and the `forced` tokens (the first token
+ * after them may not be one of `barred`), rejoining the first pass (`rest`, its tokens after the
+ * prefix) when its own tokens come back to it. Releases `forced.cache`.
  */
 export async function decodeOn(
   model: WhisperModel,
@@ -45,57 +34,53 @@ export async function decodeOn(
   f: Framing,
   prefix: readonly GeneratedToken[],
   forced: ForcedTokens,
-  cross: Past,
   rest: readonly GeneratedToken[],
   barred?: Uint8Array,
 ): Promise<DecodedOn> {
   const v = model.vocab;
-  const masked = maskedRows(v, opts, f);
-  const tokens = [...prefix, ...forced.tokens];
-  const codeEnd = tokens.length;
-  const generated = tokens.map((t) => t.id);
-  let self = forced.self;
-  let raw = forced.row;
-  let ended = false;
-  try {
-    while (tokens.length < f.maxTokens) {
-      opts.checkpoint?.();
-      const { r, z } = masked(raw, generated);
-      if (barred && tokens.length === codeEnd) for (let k = 0; k < v.eot; k++) if (barred[k]) r[k] = -Infinity;
-      const id = argmax(r);
-      ended = id === v.eot || r[id] === -Infinity;
-      if (ended) break;
-      tokens.push({ id, logprob: r[id]! - z });
-      generated.push(id);
-      if (repeatsTail(generated.filter((x) => v.isText(x)))) break;
-      ended = closesAtEnd(generated, v, f.maxTsIndex);
-      if (ended) break;
-      const at = rejoin(tokens, codeEnd, rest);
-      if (at >= 0) {
-        tokens.push(...rest.slice(at));
-        ended = true;
-        break;
-      }
-      const stepped = await model.decoderForward([id], { ...self, ...cross }, encoded, { consumePast: false });
-      releaseSelf(self);
-      self = pick(stepped.past, '.decoder.');
-      raw = rowAt(stepped.logits, 0);
-      stepped.logits.dispose();
-    }
-  } finally {
-    releaseSelf(self);
-  }
-  return { tokens, codeEnd, ended };
+  const codeEnd = prefix.length + forced.tokens.length;
+  const processors = passProcessors(v, f.maxTsIndex, opts);
+  if (barred) processors.push(barredAt(codeEnd, barred, v.eot));
+  const result = await decodeLoop(
+    model,
+    encoded,
+    { cache: forced.cache, row: forced.row, attention: null, tokens: [...prefix, ...forced.tokens] },
+    {
+      processors,
+      stops: [loopStop(), endOfAudioStop(v, f.maxTsIndex), rejoinStop(codeEnd, rest)],
+      maxTokens: f.maxTokens,
+      temperature: 0,
+      wantAttention: false,
+      ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : {}),
+    },
+  );
+  const tokens = result.tokens;
+  if (result.stop === 'rejoined') tokens.push(...rest.slice(rejoin(tokens.map((t) => t.id), codeEnd, rest)));
+  return { tokens, codeEnd, ended: ENDED.has(result.stop) };
+}
+
+/** Stops that leave a pass whole: everything but a loop, the token budget or a cancel. */
+const ENDED = new Set(['end-of-text', 'no-token', 'end-of-audio', 'rejoined']);
+
+/** Masks `barred` text tokens at token index `at` (the first token after forced ones). */
+function barredAt(at: number, barred: Uint8Array, eot: number): LogitsProcessor {
+  return (row, generated) => {
+    if (generated.length === at) for (let k = 0; k < eot; k++) if (barred[k]) row[k] = -Infinity;
+  };
+}
+
+function rejoinStop(codeEnd: number, rest: readonly GeneratedToken[]): StoppingCriterion {
+  return (ids) => (rejoin(ids, codeEnd, rest) >= 0 ? 'rejoined' : null);
 }
 
 /**
  * Where the free tokens after forced ones came back to the first pass's remaining tokens: their last two
  * match two consecutive tokens of `rest`. Returns the index in `rest` to continue from, or -1.
  */
-function rejoin(tokens: readonly GeneratedToken[], codeEnd: number, rest: readonly GeneratedToken[]): number {
-  const n = tokens.length;
+function rejoin(ids: readonly number[], codeEnd: number, rest: readonly GeneratedToken[]): number {
+  const n = ids.length;
   if (n - codeEnd < 2) return -1;
-  const [a, b] = [tokens[n - 2]!.id, tokens[n - 1]!.id];
+  const [a, b] = [ids[n - 2]!, ids[n - 1]!];
   for (let j = 1; j < rest.length; j++) if (rest[j - 1]!.id === a && rest[j]!.id === b) return j + 1;
   return -1;
 }

@@ -1,6 +1,8 @@
 import type { DecodeOptions } from '../../decoding/fallback';
 import { logSumExp } from '../../whisper/logits';
-import { pick, releaseSelf, rowAt, type EncodedWindow, type GeneratedToken, type Past, type WhisperModel } from '../../whisper/model';
+import type { KvCache } from '../../whisper/kv-cache';
+import type { EncodedWindow, WhisperModel } from '../../whisper/model';
+import type { GeneratedToken } from '../../whisper/generate';
 import { decodeOn } from './decode-on';
 import { recentLists } from './recent-lists';
 import type { BiasVocabulary } from './trie';
@@ -102,7 +104,7 @@ interface TreeAt {
  * are projected onto the vocabulary: the shorter ones were scored before. A run's own cost (about 20 ms on
  * tiny) is paid once for every place, not once per place.
  */
-async function treeRows(model: WhisperModel, encoded: EncodedWindow, self: Past, cross: Past, trees: readonly TreeAt[]): Promise<TreeRows[]> {
+async function treeRows(model: WhisperModel, encoded: EncodedWindow, cache: KvCache, trees: readonly TreeAt[]): Promise<TreeRows[]> {
   type Node = { tree: number; key: string; id: number; depth: number; parent: string | null; projected: boolean };
   const nodes = new Map<string, Node>();
   trees.forEach(({ root, prefixes }, tree) => {
@@ -125,16 +127,15 @@ async function treeRows(model: WhisperModel, encoded: EncodedWindow, self: Past,
   const firstRow = order.findIndex((n) => n.projected);
   const run = await model.decoderForward(
     order.map((n) => n.id),
-    { ...self, ...cross },
+    cache,
     encoded,
     {
       parents: order.map((n) => (n.parent === null ? -1 : at.get(n.parent)!)),
       sees: order.map((n) => trees[n.tree]!.sees),
-      consumePast: false,
       logitsFrom: firstRow,
     },
   );
-  releaseSelf(pick(run.past, '.decoder.'));
+  run.cache.release();
   const data = (run.logits.data as Float32Array).slice();
   const size = run.logits.dims[2]!;
   run.logits.dispose();
@@ -250,42 +251,40 @@ interface Place {
 /**
  * The listed phrases, likeliest first, that the model finds likely as the words after each place's root
  * token (PlaceSearch), all places searched side by side: one decoder run per round serves every place.
- * `self` is the self-attention cache each place's root follows a prefix of.
+ * `cache` is the one each place's root follows a prefix of.
  */
 async function searchPlaces(
   model: WhisperModel,
   encoded: EncodedWindow,
-  self: Past,
-  cross: Past,
+  cache: KvCache,
   places: readonly Place[],
   index: FormIndex,
   options: Omit<HearOptions, 'written'>,
   checkpoint?: () => void,
 ): Promise<Heard[][]> {
   const searches = places.map((p) => new PlaceSearch(index, { ...options, written: p.written, ...(p.lead ? { lead: p.lead } : {}) }));
-  const roots = await treeRows(model, encoded, self, cross, places.map((p, i) => ({ root: p.root, sees: p.sees, prefixes: searches[i]!.beginning })));
+  const roots = await treeRows(model, encoded, cache, places.map((p, i) => ({ root: p.root, sees: p.sees, prefixes: searches[i]!.beginning })));
   searches.forEach((search, i) => search.begin(roots[i]!));
   for (;;) {
     checkpoint?.();
     const wanted = searches.map((search) => search.next());
     const active = wanted.flatMap((prefixes, i) => (prefixes.length > 0 ? [i] : []));
     if (active.length === 0) break;
-    const rows = await treeRows(model, encoded, self, cross, active.map((i) => ({ root: places[i]!.root, sees: places[i]!.sees, prefixes: wanted[i]! })));
+    const rows = await treeRows(model, encoded, cache, active.map((i) => ({ root: places[i]!.root, sees: places[i]!.sees, prefixes: wanted[i]! })));
     active.forEach((i, k) => searches[i]!.extend(rows[k]!, wanted[i]!));
   }
   return searches.map((search) => search.heard());
 }
 
 /**
- * The listed phrases, likeliest first, that the model finds likely as the words after `root`: `self`
- * is the self-attention cache of the tokens before `root` (disposed here). See PlaceSearch.
+ * The listed phrases, likeliest first, that the model finds likely as the words after `root`: `cache`
+ * is the cache of the tokens before `root` (released here). See PlaceSearch.
  */
-export async function phrasesAfter(model: WhisperModel, encoded: EncodedWindow, self: Past, cross: Past, root: number, index: FormIndex, options: HearOptions = {}): Promise<Heard[]> {
+export async function phrasesAfter(model: WhisperModel, encoded: EncodedWindow, cache: KvCache, root: number, index: FormIndex, options: HearOptions = {}): Promise<Heard[]> {
   try {
-    const sees = self['present.0.decoder.key']?.dims[2] ?? 0;
-    return (await searchPlaces(model, encoded, self, cross, [{ root, sees, written: options.written ?? [] }], index, options))[0]!;
+    return (await searchPlaces(model, encoded, cache, [{ root, sees: cache.length, written: options.written ?? [] }], index, options))[0]!;
   } finally {
-    releaseSelf(self);
+    cache.release();
   }
 }
 
@@ -315,8 +314,7 @@ export async function phrasesHeard(
     const heard = await searchPlaces(
       model,
       encoded,
-      pick(run.past, '.decoder.'),
-      pick(run.past, '.encoder.'),
+      run.cache,
       asked.map(({ place, lead }) => {
         const a = prompt.length + place;
         return { root: ids[a - 1]!, sees: a - 1, written: ids.slice(a), ...(lead ? { lead } : {}) };
@@ -330,7 +328,7 @@ export async function phrasesHeard(
       out.set(place, both.slice(0, hear.count ?? both.length));
     });
   } finally {
-    releaseSelf(run.past);
+    run.cache.release();
   }
   return out;
 }
@@ -372,10 +370,8 @@ export async function writtenIn(
   heard: Heard,
 ): Promise<GeneratedToken[] | null> {
   const f = model.framing(encoded, opts);
-  const run = await model.decoderForward([...f.prompt, ...tokens.slice(0, place).map((t) => t.id), ...heard.ids], null, encoded, { logitsFrom: f.prompt.length + place + heard.ids.length - 1 });
-  const row = rowAt(run.logits, 0);
-  run.logits.dispose();
+  const { cache, row } = await model.startAfter(encoded, opts, [...tokens.slice(0, place).map((t) => t.id), ...heard.ids]);
   const written = heard.ids.map((id, i) => ({ id, logprob: heard.logprobs[i]! }));
-  const on = await decodeOn(model, encoded, opts, f, tokens.slice(0, place), { tokens: written, self: pick(run.past, '.decoder.'), row }, pick(run.past, '.encoder.'), tokens.slice(place));
+  const on = await decodeOn(model, encoded, opts, f, tokens.slice(0, place), { tokens: written, cache, row }, tokens.slice(place));
   return on.ended ? on.tokens : null;
 }

@@ -1,5 +1,6 @@
 import { isSilence, type DecodeOptions } from '../../decoding/fallback';
-import { endedWithEot, repeatsTail, type EncodedWindow, type Generation, type GenerateOptions, type PromptRun, type WhisperModel } from '../../whisper/model';
+import { type EncodedWindow, type PromptRun, type WhisperModel } from '../../whisper/model';
+import { endedWithEot, repeatsTail, type Generation, type GenerateOptions } from '../../whisper/generate';
 import { PARAM_LIMITS } from '../../../src/api/params';
 import { formIndex, formsBy, HEARD_FLOOR, phrasesHeard, writtenIn, type Heard } from './model-rank';
 import { createBiasProcessor } from './processor';
@@ -307,7 +308,7 @@ class Judge {
     if (balance.gained.length === 0) return false;
     const firstScore = sum(await this.firstLogprobsKnown());
     this.bestScore ??= firstScore;
-    logprobs ??= await this.model.tokenLogprobs(this.encoded, this.frame, ids(candidate));
+    logprobs ??= await this.model.score(this.encoded, this.frame, ids(candidate));
     const score = sum(logprobs);
     this.onCompare?.({ ...balance, costPerPhrase: (firstScore - score) / balance.gained.length, credit: this.creditFor(balance.gained) / balance.gained.length, biasedText: textOf(this.model, candidate), how });
     // a pass that repeats a name must not earn credit by it
@@ -324,7 +325,7 @@ class Judge {
 
   /** The first pass's per-target log-probabilities without the phrase prompt, scored on first use. */
   private async firstLogprobsKnown(): Promise<number[]> {
-    this.firstLogprobs ??= await this.model.tokenLogprobs(this.encoded, this.frame, ids(this.first));
+    this.firstLogprobs ??= await this.model.score(this.encoded, this.frame, ids(this.first));
     return this.firstLogprobs;
   }
 
@@ -339,7 +340,7 @@ class Judge {
     const bestIds = ids(this.best);
     let same = 0;
     while (same < tokenIds.length && same < bestIds.length && tokenIds[same] === bestIds[same]) same++;
-    const logprobs = [...known.slice(0, same), ...(await this.model.tokenLogprobs(this.encoded, this.frame, tokenIds, same))];
+    const logprobs = [...known.slice(0, same), ...(await this.model.score(this.encoded, this.frame, tokenIds, same))];
     const tokens = tokenIds.map((id, i) => ({ id, logprob: logprobs[i]! }));
     return { gen: { ...this.best, tokens, avgLogprob: sum(logprobs) / logprobs.length, looped: false, attention: null }, logprobs };
   }
@@ -626,12 +627,8 @@ function propose(
   stops: Pick<GenerateOptions, 'loops' | 'loopRepeats' | 'until'>,
   start: PromptRun,
 ): Promise<Generation> {
-  const adjust = opts.adjustLogits;
-  const adjustLogits = (logits: Float32Array, generated: readonly number[]) => {
-    adjust?.(logits, generated);
-    bias.adjustLogits(logits, generated);
-  };
-  return model.generate(encoded, { ...opts, temperature: 0, adjustLogits, ...stops }, start);
+  const processors = [...(opts.processors ?? []), (logits: Float32Array, generated: readonly number[]) => bias.adjustLogits(logits, generated)];
+  return model.generate(encoded, { ...opts, temperature: 0, processors, ...stops }, start);
 }
 
 /** A pass's text tokens, without its timestamps. */

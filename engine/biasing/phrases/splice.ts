@@ -1,6 +1,6 @@
 import { distance } from 'fastest-levenshtein';
 import type { EngineToken } from '../../protocol';
-import type { GeneratedToken } from '../../whisper/model';
+import type { GeneratedToken } from '../../whisper/generate';
 import { wordTokens } from '../../postprocess/words';
 import { recentLists } from './recent-lists';
 import { phrasesByKey, soundKey, soundMatch, SPELLED_RUN, spelledLetters, type KeyIndex, type SoundMatch } from './shortlist';

@@ -1,0 +1,291 @@
+import type { KvCache } from './kv-cache';
+import { logSumExp, whisperGrammar, type LogitsProcessor } from './logits';
+import type { EncodedWindow, PromptRun, WhisperModel } from './model';
+import type { WhisperVocabulary } from './tokenizer';
+
+/**
+ * The one decoding loop. Every path that lets the model choose tokens (plain decoding and its
+ * temperature fallback, biased proposals, decoding on after a written-in phrase or code) runs
+ * `decodeLoop` with its own logits processors (logits.ts) and stopping criteria (below); teacher-forced
+ * scoring is WhisperModel.score.
+ */
+
+export interface GeneratedToken {
+  id: number;
+  /** Log-probability under the unscaled distribution after the processors. */
+  logprob: number;
+}
+
+/** One decoding pass over a window. */
+export interface Generation {
+  tokens: GeneratedToken[];
+  avgLogprob: number;
+  noSpeechProb: number;
+  temperature: number;
+  /** Stopped because the text started repeating itself (loopStop). */
+  looped: boolean;
+  /** Per generated token: the alignment heads' cross-attention rows, [heads][frames] flattened. */
+  attention: Float32Array[] | null;
+}
+
+export interface GenerateOptions {
+  language: string;
+  temperature: number;
+  /** Prompt tokens placed after <|startofprev|> (biasing, filler style); none when empty. */
+  promptIds?: readonly number[];
+  wantAttention: boolean;
+  /** Length of the real audio in the window; timestamps past it are not allowed. */
+  audioSeconds: number;
+  /** Tokens the pass may generate (default: half the model's context, as OpenAI's decoder). */
+  maxTokens?: number;
+  /** Called between decoder steps; throws to cancel. */
+  checkpoint?: () => void;
+  random?: () => number;
+  /** Processors after Whisper's grammar (filler boosts, phrase boosts), applied in order. */
+  processors?: readonly LogitsProcessor[];
+  /** Repeats of an n-gram at the tail that stop the pass as a loop (repeatsTail; default 4). */
+  loopRepeats?: number;
+  /** A further test of the text tokens so far for a loop (a biased pass reciting its prompt). */
+  loops?: (textIds: readonly number[]) => boolean;
+  /** A test of the text tokens so far that ends the pass there, not as a loop (a proposal that can gain nothing more). */
+  until?: (textIds: readonly number[]) => boolean;
+}
+
+/**
+ * One pass with `opts` from `start` (a promptRun of the same prompt; released here when `ownStart`):
+ * the grammar and `opts.processors`, stopped by a loop, the end of the audio or `opts.until`.
+ */
+export async function generatePass(model: WhisperModel, encoded: EncodedWindow, opts: GenerateOptions, start: PromptRun, ownStart: boolean): Promise<Generation> {
+  try {
+    const f = model.framing(encoded, opts);
+    if (!start.fits(f.prompt, opts.wantAttention)) throw new Error('generate(): start is a prompt run of another prompt, or lacks attention');
+    const result = await decodeLoop(
+      model,
+      encoded,
+      { cache: start.cache.fork(), row: start.row, attention: start.attention, tokens: [] },
+      {
+        processors: passProcessors(model.vocab, f.maxTsIndex, opts),
+        stops: passStops(model.vocab, f.maxTsIndex, opts),
+        maxTokens: f.maxTokens,
+        temperature: opts.temperature,
+        wantAttention: opts.wantAttention,
+        ...(opts.random ? { random: opts.random } : {}),
+        ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : {}),
+      },
+    );
+    const sum = result.tokens.reduce((a, t) => a + t.logprob, 0);
+    return {
+      tokens: result.tokens,
+      avgLogprob: sum / Math.max(1, result.tokens.length),
+      noSpeechProb: start.noSpeechProb,
+      temperature: opts.temperature,
+      looped: result.stop === 'loop',
+      attention: result.attention,
+    };
+  } finally {
+    if (ownStart) start.release();
+  }
+}
+
+/** A pass's processors: Whisper's grammar, then the pass's own. */
+export function passProcessors(vocab: WhisperVocabulary, maxTsIndex: number, opts: Pick<GenerateOptions, 'processors'>): LogitsProcessor[] {
+  return [...whisperGrammar(vocab, maxTsIndex), ...(opts.processors ?? [])];
+}
+
+/** A pass's stopping criteria besides its end of text and token budget: a loop, the end of the audio, `until`. */
+export function passStops(vocab: WhisperVocabulary, maxTsIndex: number, opts: Pick<GenerateOptions, 'loopRepeats' | 'loops' | 'until'>): StoppingCriterion[] {
+  return [loopStop(opts.loopRepeats, opts.loops), endOfAudioStop(vocab, maxTsIndex), ...(opts.until ? [untilStop(opts.until)] : [])];
+}
+
+/** Why a loop stopped. */
+export type StopReason =
+  | 'end-of-text'
+  /** every token was masked (a constrained first token that nothing satisfies) */
+  | 'no-token'
+  /** the pass's token budget (WhisperModel.framing: the request's, or the model's context) */
+  | 'max-length'
+  /** the text began repeating itself (repeatsTail) or a pass-specific loop test */
+  | 'loop'
+  /** a segment closed at the end of the audio: nothing is left to transcribe */
+  | 'end-of-audio'
+  /** a pass-specific test found nothing more to gain */
+  | 'until'
+  /** a pass decoded on after forced tokens came back to the pass it was forced into */
+  | 'rejoined'
+  | 'cancelled';
+
+/**
+ * Looks at the token ids after each newly chosen one (all tokens after the prompt, and their text
+ * tokens alone) and names a reason to stop there, the new token kept; null to go on.
+ */
+export type StoppingCriterion = (ids: readonly number[], textIds: readonly number[]) => StopReason | null;
+
+/** Where a loop begins: the cache after the prompt and any tokens already decided, and the row that follows. */
+export interface LoopStart {
+  /** Owned by the loop from here on (released when it ends): pass a fork to keep one. */
+  cache: KvCache;
+  /** Raw logits predicting the first token the loop chooses. */
+  row: Float32Array;
+  /** The alignment heads' attention at that position, when attention is wanted. */
+  attention: Float32Array | null;
+  /** Tokens after the prompt already decided (a prefix of an earlier pass, forced tokens). */
+  tokens: readonly GeneratedToken[];
+}
+
+export interface LoopOptions {
+  processors: readonly LogitsProcessor[];
+  stops: readonly StoppingCriterion[];
+  /** Tokens after the prompt, `start.tokens` included, at which the loop stops ('max-length'). */
+  maxTokens: number;
+  /** 0: greedy; above: sampling from the processed row scaled by 1/temperature. */
+  temperature: number;
+  random?: () => number;
+  wantAttention: boolean;
+  /** Called before each token; throws to cancel. */
+  checkpoint?: () => void;
+}
+
+export interface LoopResult {
+  /** `start.tokens`, then the tokens the loop chose (an end of text not included). */
+  tokens: GeneratedToken[];
+  stop: StopReason;
+  /** Per chosen token (and the end of text's position when it ended so): alignment rows. */
+  attention: Float32Array[] | null;
+}
+
+/**
+ * Chooses tokens one decoder step at a time: processors adjust the row, the argmax (or a sample) is
+ * taken, the stopping criteria look at the result, and the decoder runs on the new token.
+ */
+export async function decodeLoop(model: WhisperModel, encoded: EncodedWindow, start: LoopStart, o: LoopOptions): Promise<LoopResult> {
+  const v = model.vocab;
+  const tokens = [...start.tokens];
+  const ids = tokens.map((t) => t.id);
+  // text tokens only: a loop of whole segments differs in its timestamp tokens but not in its text
+  const textIds = ids.filter((id) => v.isText(id));
+  const attention: Float32Array[] | null = o.wantAttention ? [] : null;
+  let { cache, row, attention: rowAttention } = start;
+  let stop: StopReason | null = null;
+  try {
+    while (stop === null) {
+      if (tokens.length >= o.maxTokens) {
+        stop = 'max-length';
+        break;
+      }
+      o.checkpoint?.();
+      const r = processedRow(row, o.processors, ids);
+      const id = o.temperature > 0 ? sample(r, o.temperature, o.random ?? Math.random) : argmax(r);
+      if (r[id] === -Infinity) {
+        stop = 'no-token';
+        break;
+      }
+      if (attention && rowAttention) attention.push(rowAttention);
+      if (id === v.eot) {
+        stop = 'end-of-text';
+        break;
+      }
+      tokens.push({ id, logprob: r[id]! - logSumExp(r, 0, r.length) });
+      ids.push(id);
+      if (v.isText(id)) textIds.push(id);
+      for (const criterion of o.stops) {
+        stop = criterion(ids, textIds);
+        if (stop !== null) break;
+      }
+      if (stop !== null) break;
+      const out = await model.decoderForward([id], cache, encoded, { wantAttention: o.wantAttention });
+      cache.release();
+      cache = out.cache;
+      row = rowAt(out.logits, 0);
+      out.logits.dispose();
+      rowAttention = out.attention?.[0] ?? null;
+    }
+  } finally {
+    cache.release();
+  }
+  return { tokens, stop, attention };
+}
+
+/** A copy of `row` after `processors`, for the token after `generated`. */
+export function processedRow(row: Float32Array, processors: readonly LogitsProcessor[], generated: readonly number[]): Float32Array {
+  const r = row.slice();
+  for (const process of processors) process(r, generated);
+  return r;
+}
+
+/** Stops where the text tokens' tail repeats (repeatsTail, `times` repeats of an n-gram) or `loops` says so. */
+export function loopStop(times?: number, loops?: (textIds: readonly number[]) => boolean): StoppingCriterion {
+  return (_ids, textIds) => (repeatsTail(textIds, times) || (loops?.(textIds) ?? false) ? 'loop' : null);
+}
+
+/** Stops once a segment closes at the end of the window's audio (closesAtEnd). */
+export function endOfAudioStop(vocab: WhisperVocabulary, maxTsIndex: number): StoppingCriterion {
+  return (ids) => (closesAtEnd(ids, vocab, maxTsIndex) ? 'end-of-audio' : null);
+}
+
+/** Stops where `until` holds for the text tokens so far. */
+export function untilStop(until: (textIds: readonly number[]) => boolean): StoppingCriterion {
+  return (_ids, textIds) => (until(textIds) ? 'until' : null);
+}
+
+/** A segment just closed at (or within 0.3 s of) the end of the audio: nothing is left to transcribe. */
+export function closesAtEnd(ids: readonly number[], vocab: WhisperVocabulary, maxTsIndex: number): boolean {
+  const n = ids.length;
+  if (n < 2 || !vocab.isTimestamp(ids[n - 1]!) || vocab.isTimestamp(ids[n - 2]!)) return false;
+  return ids[n - 1]! - vocab.timestampBegin >= maxTsIndex - 15;
+}
+
+/**
+ * Whether a greedy pass that generated `ids` under `framing` stopped at <|endoftext|>, rather than being
+ * cut at the end of the audio, by a loop or by its token limit (the loop's other stops).
+ */
+export function endedWithEot(ids: readonly number[], vocab: WhisperVocabulary, framing: { maxTsIndex: number; maxTokens: number }): boolean {
+  return !(closesAtEnd(ids, vocab, framing.maxTsIndex) || repeatsTail(ids.filter((id) => vocab.isText(id))) || ids.length >= framing.maxTokens);
+}
+
+/**
+ * True when the tail of `ids` is one n-gram (2 ≤ n ≤ 16) repeated at least `times` times, or one token
+ * repeated 12 times: a decoding loop.
+ */
+export function repeatsTail(ids: readonly number[], times = 4): boolean {
+  for (let n = 1; n <= 16; n++) {
+    const reps = n === 1 ? 12 : times;
+    if (ids.length < n * reps) continue;
+    // a run of one token ("no no no") is judged as a 1-gram only
+    if (n > 1 && ids.slice(-n).every((id) => id === ids[ids.length - 1])) continue;
+    let repeated = true;
+    for (let r = 1; r < reps && repeated; r++) {
+      for (let k = 0; k < n; k++) {
+        if (ids[ids.length - 1 - k] !== ids[ids.length - 1 - k - r * n]) {
+          repeated = false;
+          break;
+        }
+      }
+    }
+    if (repeated) return true;
+  }
+  return false;
+}
+
+/** A copy of the vocabulary row at decoder position `index` of logits [1, seq, vocab]. */
+export function rowAt(logits: { dims: readonly number[]; data: unknown }, index: number): Float32Array {
+  const vocabSize = logits.dims[2]!;
+  return (logits.data as Float32Array).slice(index * vocabSize, (index + 1) * vocabSize);
+}
+
+export function argmax(a: Float32Array): number {
+  let best = 0;
+  for (let i = 1; i < a.length; i++) if (a[i]! > a[best]!) best = i;
+  return best;
+}
+
+function sample(logits: Float32Array, temperature: number, random: () => number): number {
+  const scaled = new Float32Array(logits.length);
+  for (let i = 0; i < logits.length; i++) scaled[i] = logits[i]! / temperature;
+  const z = logSumExp(scaled, 0, scaled.length);
+  let r = random();
+  for (let i = 0; i < scaled.length; i++) {
+    r -= Math.exp(scaled[i]! - z);
+    if (r <= 0) return i;
+  }
+  return argmax(logits);
+}
