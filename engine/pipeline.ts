@@ -106,13 +106,6 @@ export class Engine {
     }
   }
 
-  /** Test hook: raise an uncaught error in the worker, as a crash would. */
-  crashForTest(): void {
-    setTimeout(() => {
-      throw new Error('simulated engine crash');
-    });
-  }
-
   private async doLoad(config: EngineConfig, onProgress?: (e: ProgressEvent) => void): Promise<Loaded> {
     const files = await ModelFiles.open(config.modelBaseUrl, { cache: config.cacheModels });
     const vadPath = 'silero-vad/silero_vad_v5.onnx';

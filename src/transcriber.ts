@@ -52,16 +52,33 @@ export type AudioInput = Blob | ArrayBuffer | Float32Array;
 
 export const DEFAULT_MODEL: ModelName = 'whisper-base';
 
+/** One engine worker's life: started on demand, ended by a crash, a failed job or dispose(). */
+interface Session {
+  worker: Worker;
+  engine: Comlink.Remote<Engine>;
+  loading: Promise<LoadedInfo>;
+  /** How to reject each call still running on this worker, by call id; all are rejected when it ends. */
+  calls: Map<number, (err: ApiError) => void>;
+  ended: ApiError | null;
+  stopped: boolean;
+}
+
+/** Worker of each transcriber with a live session: read by tests only (test/browser/helpers/crash-engine.ts). */
+const liveWorkers = new WeakMap<Transcriber, Worker>();
+
+/** Tests only (not exported by the package's entry): the transcriber's engine worker, if one is running. */
+export function engineWorkerOf(transcriber: Transcriber): Worker | undefined {
+  return liveWorkers.get(transcriber);
+}
+
 /**
- * Speech-to-text in the browser. Starts its Web Worker lazily, loads the models once, and
- * restarts the worker on the next call if it crashes.
+ * Speech-to-text in the browser. Starts its Web Worker lazily and loads the models once. When the worker
+ * crashes or a job fails unexpectedly, every call running on it is rejected (500) and the next call
+ * starts a fresh worker; dispose() rejects the calls still running and stops the worker.
  */
 export class Transcriber {
-  private worker: Worker | null = null;
-  private engine: Comlink.Remote<Engine> | null = null;
-  private loading: Promise<LoadedInfo> | null = null;
-  private readonly crashHandlers = new Set<(err: ApiError) => void>();
-  private nextJob = 1;
+  private session: Session | null = null;
+  private nextCall = 1;
   private readonly config: EngineConfig;
 
   constructor(private readonly options: TranscriberConfig = {}) {
@@ -79,15 +96,8 @@ export class Transcriber {
 
   /** Loads the models (also done by the first transcribe). Resolves with what was loaded. */
   load(): Promise<LoadedInfo> {
-    if (!this.loading) {
-      const engine = this.startWorker();
-      const progress = this.options.onProgress ? Comlink.proxy(this.options.onProgress) : undefined;
-      this.loading = this.untilCrash(engine.load(this.config, progress)).catch((err) => {
-        this.stopWorker();
-        throw err instanceof ApiError ? err : internalError(`loading the models failed: ${(err as Error).message}`);
-      });
-    }
-    return this.loading;
+    const session = this.open();
+    return this.guard(session, this.nextCall++, session.loading);
   }
 
   /**
@@ -97,14 +107,33 @@ export class Transcriber {
    */
   async transcribe(input: AudioInput, params: URLSearchParams | TranscriptionParamsInput = {}, options: TranscribeOptions = {}): Promise<Transcript> {
     const p = parseTranscriptionParams(params, { supportedLanguages: WHISPER_LANGUAGES });
+    options.signal?.throwIfAborted();
+    const session = this.open();
+    const id = this.nextCall++;
+    return shapeTranscript(await this.guard(session, id, this.run(session, id, input, p, options)), p);
+  }
+
+  /**
+   * Stops the worker and frees the models; a later call starts again. Calls still running are rejected
+   * (500) at once: an idle engine releases its models first, a busy one is terminated.
+   */
+  async dispose(): Promise<void> {
+    const session = this.session;
+    if (!session) return;
+    const busy = session.calls.size > 0;
+    this.end(session, internalError('the transcriber was disposed before this call finished'));
+    if (!busy) await session.engine.dispose().catch(() => undefined);
+    this.stop(session);
+  }
+
+  private async run(session: Session, id: number, input: AudioInput, p: TranscriptionParams, options: TranscribeOptions) {
     const { signal } = options;
-    signal?.throwIfAborted();
-    const loaded = this.load();
     const phrases = await this.biasPhrases(p);
     options.onProgress?.({ stage: 'decode-audio' });
     const audio = await toPcm(input, p);
     signal?.throwIfAborted();
-    await loaded;
+    await session.loading;
+    if (session.ended) throw session.ended;
     const request: EngineRequest = {
       audio,
       languages: p.language,
@@ -116,20 +145,11 @@ export class Transcriber {
       diarize: p.diarize,
       maxSpeakers: p.max_speakers,
     };
-    const result = await this.runJob(request, options);
-    return shapeTranscript(result, p);
+    return this.runJob(session, id, request, options);
   }
 
-  /** Stops the worker and frees the models; a later call starts again. */
-  async dispose(): Promise<void> {
-    const engine = this.engine;
-    if (engine) await engine.dispose().catch(() => undefined);
-    this.stopWorker();
-  }
-
-  private async runJob(request: EngineRequest, options: TranscribeOptions) {
-    const engine = this.engine!;
-    const jobId = this.nextJob++;
+  private async runJob(session: Session, jobId: number, request: EngineRequest, options: TranscribeOptions) {
+    const { engine } = session;
     const progress = options.onProgress ?? this.options.onProgress;
     const { audio } = request;
     const ownsBuffer = audio.byteOffset === 0 && audio.byteLength === audio.buffer.byteLength;
@@ -148,13 +168,16 @@ export class Transcriber {
       signal?.addEventListener('abort', onAbort, { once: true });
     });
     try {
-      return await Promise.race([this.untilCrash(call), aborted]);
+      return await Promise.race([call, aborted]);
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
       if (err instanceof ApiError) throw err;
-      // An engine that failed unexpectedly may be in a bad state (e.g. out of memory): start afresh next time.
-      this.stopWorker();
-      throw internalError(`transcription failed: ${(err as Error).message}; the engine restarts on the next call`);
+      // An engine that failed unexpectedly may be in a bad state (e.g. out of memory): the calls queued
+      // behind this one are failed with it, and the next call starts a fresh worker.
+      const message = (err as Error).message;
+      session.calls.delete(jobId); // this call gets its own error, below
+      this.end(session, internalError(`the engine stopped: another transcription on it failed (${message}); it restarts on the next call`));
+      throw internalError(`transcription failed: ${message}; the engine restarts on the next call`);
     } finally {
       if (onAbort) signal?.removeEventListener('abort', onAbort);
     }
@@ -170,46 +193,57 @@ export class Transcriber {
     return phrases;
   }
 
-  private startWorker(): Comlink.Remote<Engine> {
-    if (this.engine) return this.engine;
+  /** The live session, or a fresh one: a new worker that starts loading the models at once. */
+  private open(): Session {
+    if (this.session) return this.session;
     const worker = new Worker(new URL('../engine/worker.ts', import.meta.url), { type: 'module', name: 'localscribe-engine' });
+    const engine = Comlink.wrap<Engine>(worker);
+    const progress = this.options.onProgress ? Comlink.proxy(this.options.onProgress) : undefined;
+    const session: Session = { worker, engine, calls: new Map(), ended: null, stopped: false, loading: engine.load(this.config, progress) };
+    session.loading = session.loading.catch((err: unknown) => {
+      const e = err instanceof ApiError ? err : internalError(`loading the models failed: ${(err as Error).message}`);
+      this.end(session, e);
+      this.stop(session);
+      throw e;
+    });
+    const crash = (reason: string) => {
+      this.end(session, internalError(`${reason}; it restarts on the next call`));
+      this.stop(session);
+    };
     worker.addEventListener('error', (event) => {
       event.preventDefault();
-      this.crash(`the transcription engine crashed (${event.message || 'worker error'})`);
+      crash(`the transcription engine crashed (${event.message || 'worker error'})`);
     });
-    worker.addEventListener('messageerror', () => this.crash('the transcription engine sent an unreadable message'));
-    this.worker = worker;
-    this.engine = Comlink.wrap<Engine>(worker);
-    return this.engine;
+    worker.addEventListener('messageerror', () => crash('the transcription engine sent an unreadable message'));
+    this.session = session;
+    liveWorkers.set(this, worker);
+    return session;
   }
 
-  private crash(reason: string): void {
-    const err = internalError(`${reason}; it restarts on the next call`);
-    this.stopWorker();
-    for (const handler of [...this.crashHandlers]) handler(err);
+  /** Settles with `work`, or rejects with the session's error when it ends first (a crash, dispose()). */
+  private guard<T>(session: Session, id: number, work: Promise<T>): Promise<T> {
+    if (session.ended) return Promise.reject(session.ended);
+    const ended = new Promise<never>((_, reject) => session.calls.set(id, reject));
+    return Promise.race([work, ended]).finally(() => session.calls.delete(id));
   }
 
-  /** Rejects when the worker crashes before `promise` settles. */
-  private untilCrash<T>(promise: Promise<T>): Promise<T> {
-    let handler: ((err: ApiError) => void) | undefined;
-    const crashed = new Promise<never>((_, reject) => {
-      handler = reject;
-      this.crashHandlers.add(handler);
-    });
-    return Promise.race([promise, crashed]).finally(() => this.crashHandlers.delete(handler!));
+  /** Marks the session ended and rejects every call still running on it; the next call opens a new one. */
+  private end(session: Session, err: ApiError): void {
+    if (session.ended) return;
+    session.ended = err;
+    if (this.session === session) {
+      this.session = null;
+      liveWorkers.delete(this);
+    }
+    for (const reject of session.calls.values()) reject(err);
+    session.calls.clear();
   }
 
-  private stopWorker(): void {
-    this.engine?.[Comlink.releaseProxy]();
-    this.worker?.terminate();
-    this.worker = null;
-    this.engine = null;
-    this.loading = null;
-  }
-
-  /** Test hook: makes the worker throw an uncaught error, as a crash would. */
-  async crashForTest(): Promise<void> {
-    await this.engine?.crashForTest();
+  private stop(session: Session): void {
+    if (session.stopped) return;
+    session.stopped = true;
+    session.engine[Comlink.releaseProxy]();
+    session.worker.terminate();
   }
 }
 

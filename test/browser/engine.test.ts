@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTranscriber } from '../../src/index';
 import { errorRateOf, evalBytes, manifest } from './helpers/clips';
+import { crashEngine } from './helpers/crash-engine';
 
 const transcriber = createTranscriber({ model: 'whisper-tiny' });
 afterAll(() => transcriber.dispose());
@@ -68,7 +69,7 @@ describe('engine with whisper-tiny (real model, real Chromium)', () => {
     const long = await evalBytes('long/wts_radio_short_fr.mp3');
     const pending = transcriber.transcribe(long, { language: 'fr' }, { onProgress: (e) => e.stage === 'transcribe' && transcribing() });
     await started;
-    await transcriber.crashForTest();
+    crashEngine(transcriber);
     await expect(pending).rejects.toMatchObject({ status: 500, code: 'internal_server_error' });
     const out = await transcriber.transcribe(await evalBytes('en/jfk.flac'), { language: 'en' });
     expect(out.text.toLowerCase()).toContain('ask not what your country');

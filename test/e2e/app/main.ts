@@ -6,6 +6,7 @@ import * as local from '../../../src/register';
 import { createCustomModel } from '../../../src/store/custom-models';
 import { openStore } from '../../../src/store/db';
 import { createTranscriber } from '../../../src/transcriber';
+import { crashEngine } from '../../browser/helpers/crash-engine';
 
 const query = new URLSearchParams(location.search);
 const transcriber = query.get('engine') === '0' ? undefined : createTranscriber({ model: 'whisper-tiny' });
@@ -46,8 +47,8 @@ const host: local.TranscriptionHost | undefined = transcriber && {
 const e2e = {
   ...local,
   jobsStarted: 0,
-  /** Makes the engine's worker die as a crash would (the lead's test hook on Transcriber). */
-  crashEngine: () => transcriber?.crashForTest(),
+  /** Makes the engine's worker die as a crash would (an uncaught error inside it). */
+  crashEngine: () => transcriber && crashEngine(transcriber),
   clearAll,
   countRows,
   createCustomModel,
