@@ -59,7 +59,9 @@ const FIXTURES = [
   // Streamed WAV: written to a pipe, so the RIFF and data sizes are placeholders (ffmpeg 0xFFFFFFFF,
   // sox 0x7FFFF000); other decoders read them to the end of the body.
   { name: 'wav-streamed-ffmpeg-16k.wav', make: (o) => piped('ffmpeg', ['-hide_banner', '-loglevel', 'error', ...MONO(16000), '-c:a', 'pcm_s16le', '-f', 'wav', '-'], o) },
-  { name: 'wav-streamed-sox-8k.wav', make: (o) => piped('sox', ['-V1', JFK, '-r', '8000', '-c', '1', '-b', '16', '-t', 'wav', '-'], o) },
+  // sox knows the length of a file it reads and writes it; from a pipe it cannot, so it writes 0x7FFFF000.
+  { name: 'wav-streamed-sox-8k.wav', make: (o) => piped('sh', ['-c',
+    `ffmpeg -hide_banner -loglevel error -i '${JFK}' -ac 1 -f s16le - | sox -V1 -t raw -r 44100 -e signed -b 16 -c 1 - -r 8000 -t wav -`], o) },
   // 64-bit WAV variants: RF64 (sizes in a ds64 chunk) and Sony Wave64 (GUID chunks).
   { name: 'wav-rf64-s16-22k.wav', make: (o) => ff(...MONO(22050), '-c:a', 'pcm_s16le', '-rf64', 'always', o) },
   { name: 'wav-w64-f32-16k.w64', make: (o) => ff(...MONO(16000), '-c:a', 'pcm_f32le', '-f', 'w64', o) },

@@ -86,10 +86,14 @@ function adtsFrame(b: Uint8Array, o: number): number | undefined {
   return len >= 7 ? len : undefined;
 }
 
-/** True if `count` consecutive frames chain from `o` (a frame running past the buffer end counts). */
+/**
+ * True if `count` consecutive frames chain from `o`. A frame running past the buffer end counts
+ * when one whole frame precedes it: a lone header that runs off the end of a few bytes (a WAV
+ * header cut at byte 10 reads as one) is chance, not a stream.
+ */
 function chains(b: Uint8Array, o: number, next: (o: number) => number | undefined, count: number): boolean {
   for (let i = 0; i < count; i++) {
-    if (o >= b.length) return i > 0;
+    if (o >= b.length) return i > 1;
     const n = next(o);
     if (n === undefined) return false;
     o += n;
