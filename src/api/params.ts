@@ -26,7 +26,9 @@
  *   occurrence kept. Limits count the items as given, before duplicates are dropped.
  * - language: case-insensitive ('EN' -> 'en'); every code must be in ctx.supportedLanguages and the
  *   error lists the valid codes. One code gives a one-item list.
- * - phrases: at most 250 items of at most 100 characters, no control characters.
+ * - phrases: at most 250 items of at most 100 characters, none holding special-token text (`<|…|>`),
+ *   control, bidirectional-formatting or other invisible characters (phrase-text.ts, the rule custom
+ *   models share).
  * - patterns: at most 50, each parsed by patterns.ts.
  * - custom_model_id: taken exactly; 1..128 printable ASCII characters without spaces. Whether the
  *   model exists is the store's question (400 session_rejected when it does not).
@@ -40,6 +42,7 @@ import { AUDIO_ENCODINGS, type AudioEncoding } from '../audio/index';
 import { DEFAULT_BIAS_STRENGTH, SAMPLE_RATE, type FillerMode } from '../../engine/protocol';
 import { invalidParam, sessionRejected } from './errors';
 import { parsePattern, splitPatterns } from './patterns';
+import { phraseTextProblem } from './phrase-text';
 
 export { AUDIO_ENCODINGS, type AudioEncoding };
 
@@ -211,7 +214,6 @@ function parseList(name: string, v: unknown, split: (raw: string) => string[]): 
 
 const splitComma = (raw: string) => raw.split(',');
 const unique = (items: string[]) => [...new Set(items)];
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 function parseLanguages(v: unknown, supported: readonly string[]): string[] {
   const codes = unique(parseList('language', v, splitComma).map((c) => c.toLowerCase()));
@@ -231,7 +233,8 @@ function parsePhrases(v: unknown): string[] {
     if (p.length > PARAM_LIMITS.phraseLength) {
       fail('phrases', `phrase ${i + 1} is ${p.length} characters long; at most ${PARAM_LIMITS.phraseLength}`);
     }
-    if (CONTROL.test(p)) fail('phrases', `phrase ${i + 1} contains a control character`);
+    const problem = phraseTextProblem(p);
+    if (problem) fail('phrases', `phrase ${i + 1} ${problem}`);
   });
   return unique(items);
 }

@@ -1,4 +1,5 @@
 import { ApiError } from '../api/errors';
+import { phraseTextProblem } from '../api/phrase-text';
 
 /**
  * Validation rules for custom models (the spec leaves the limits "not shown"; these are ours).
@@ -7,7 +8,10 @@ import { ApiError } from '../api/errors';
  *   Both are stored trimmed. Names need not be unique (ids identify models).
  * - phrases: a non-empty array of strings. Each phrase is NFC-normalized, trimmed, and inner runs of
  *   whitespace collapse to one space; a phrase that is empty after that is rejected, as is one longer
- *   than 200 characters. Duplicates (exact, case-sensitive, after normalization) are stored once.
+ *   than 200 characters or one with special-token text, control, bidirectional-formatting or other
+ *   invisible characters (src/api/phrase-text.ts, the rule inline phrases share). A list of phrases to
+ *   delete skips that last rule, so that phrases stored before it can still be removed. Duplicates
+ *   (exact, case-sensitive, after normalization) are stored once.
  * - A model holds at most 10,000 phrases (the largest page the list endpoint serves).
  */
 export const NAME_MAX = 128;
@@ -31,8 +35,11 @@ function requireText(body: Record<string, unknown>, field: string, max: number):
   return text;
 }
 
-/** Validates and normalizes a phrase list; returns the distinct phrases in first-seen order. */
-export function validatePhraseList(value: unknown): string[] {
+/**
+ * Validates and normalizes a phrase list; returns the distinct phrases in first-seen order. `toStore`
+ * false: phrases only to be looked up (deleted), where the text rule is not applied.
+ */
+export function validatePhraseList(value: unknown, { toStore = true } = {}): string[] {
   if (value === undefined || value === null) throw invalidRequest('"phrases" is required');
   if (!Array.isArray(value)) throw invalidRequest('"phrases" must be an array of strings');
   if (value.length === 0) throw invalidRequest('"phrases" must not be empty');
@@ -44,6 +51,8 @@ export function validatePhraseList(value: unknown): string[] {
     if (phrase.length > PHRASE_MAX_CHARS) {
       throw invalidRequest(`"phrases[${i}]" is longer than ${PHRASE_MAX_CHARS} characters`);
     }
+    const problem = toStore ? phraseTextProblem(phrase) : null;
+    if (problem) throw invalidRequest(`"phrases[${i}]" ${problem}`);
     distinct.add(phrase);
   });
   return [...distinct];

@@ -1,4 +1,5 @@
 import { ApiError } from '../api/errors';
+import { phraseTextProblem } from '../api/phrase-text';
 import { openStore, type ModelRecord } from './db';
 import {
   invalidRequest,
@@ -129,7 +130,7 @@ export async function addPhrases(id: string, raw: unknown): Promise<{ added: num
 
 /** Deletes the given phrases; a phrase the model does not hold (or a repeat) counts as skipped. */
 export async function deletePhrases(id: string, raw: unknown): Promise<{ deleted: number; skipped: number }> {
-  const phrases = validatePhraseList(raw);
+  const phrases = validatePhraseList(raw, { toStore: false });
   const submitted = Array.isArray(raw) ? raw.length : phrases.length;
   const { tx, models, store, model } = await openModelForWrite(id);
   const keys = await Promise.all(phrases.map((v) => store.index('byModelValue').getKey([id, v])));
@@ -147,7 +148,8 @@ export async function getPhrasesForBiasing(id: string): Promise<string[] | null>
   const model = await tx.objectStore('models').index('byId').get(id);
   if (!model) return null;
   const rows = await tx.objectStore('phrases').index('byModel').getAll(modelRange(id));
-  return rows.map((r) => r.value);
+  // phrases stored before the text rule (phrase-text.ts) are left out, not sent to the engine
+  return rows.map((r) => r.value).filter((v) => phraseTextProblem(v) === null);
 }
 
 export { notFound as customModelNotFound };
