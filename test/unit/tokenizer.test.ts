@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { phrasePrompt } from '../../engine/biasing/phrases/prompt';
+import { buildPhraseTrie, type TokenTrie } from '../../engine/biasing/phrases/trie';
 import { WhisperVocabulary } from '../../engine/whisper/tokenizer';
 
 const dir = 'public/models/whisper-tiny';
@@ -51,4 +53,22 @@ describe('Whisper vocabulary', () => {
       expect(vocab.decode(ids)).toBe(text.replace(/<\|[^|]*\|>/g, ''));
     },
   );
+
+  it('keeps every special and timestamp token out of the phrase prompt and the phrase trie', () => {
+    const specials = (json('tokenizer.json') as { added_tokens: { content: string }[] }).added_tokens.map((t) => t.content);
+    const phrases = specials.map((t, i) => (i % 2 ? `Ada ${t} Lovelace` : t));
+    const prompt = phrasePrompt(vocab, phrases, 100_000);
+    expect(prompt.ids.length).toBeGreaterThan(specials.length);
+    expect(prompt.ids.filter((id) => id >= vocab.eot)).toEqual([]);
+    const trie = buildPhraseTrie(vocab, phrases);
+    const tokens: number[] = [];
+    const walk = (t: TokenTrie, node: number) =>
+      t.forEachChildToken(node, (token) => {
+        tokens.push(token);
+        walk(t, t.child(node, token));
+      });
+    walk(trie, 0);
+    expect(tokens.length).toBeGreaterThan(0);
+    expect(tokens.filter((id) => id >= vocab.eot)).toEqual([]);
+  });
 });
