@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/errors';
+import { WHISPER_LANGUAGES } from '../../src/api/languages';
+import { parseTranscriptionParams } from '../../src/api/params';
 import { compilePattern, parsePattern, splitPatterns } from '../../src/api/patterns';
 
 describe('splitPatterns', () => {
@@ -128,6 +130,19 @@ describe('patterns whose expansion has no bound', () => {
     expect((err as ApiError).code).toBe('invalid_query_parameter');
     expect((err as ApiError).detail).toContain(JSON.stringify(p));
     expect((err as ApiError).detail).toMatch(/without bound|expands to up to \d+ characters; at most 32/);
+  });
+
+  it('in a list, the detail names the pattern that has no bound', () => {
+    const query = new URLSearchParams({ patterns: 'AMZ[0-9]{3},[A-Z]{2}[0-9]{2,4},TK-[0-9]+' });
+    let err: unknown;
+    try {
+      parseTranscriptionParams(query, { supportedLanguages: WHISPER_LANGUAGES });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).code).toBe('invalid_query_parameter');
+    expect((err as ApiError).detail).toBe(`patterns: '+' repeats without bound; write {m,n} (a pattern expands to at most 32 characters) at position 9 in "TK-[0-9]+"`);
   });
 
   it('accepts the most ambiguous pattern within the bound', () => {
