@@ -6,6 +6,7 @@
  * keys, so every /v1 request is 401 until the app provisions one) and limits.
  */
 import { toApiError } from './api/problem';
+import { checkMaxAudioSeconds } from './audio/limit';
 import type { ProgressEvent } from '../engine/protocol';
 import { normalizeBasePath } from './sw/router';
 import {
@@ -28,7 +29,7 @@ export interface TranscriptionHost {
   transcribe(
     input: ArrayBuffer,
     params: URLSearchParams,
-    options?: { signal?: AbortSignal; onProgress?: (event: ProgressEvent) => void },
+    options?: { signal?: AbortSignal; onProgress?: (event: ProgressEvent) => void; maxAudioSeconds?: number },
   ): Promise<unknown>;
 }
 
@@ -43,6 +44,11 @@ export interface RegisterLocalApiOptions {
   basePath?: string;
   /** How long to wait for this page to come under the worker's control. Default 10 s. */
   controlTimeoutMs?: number;
+  /**
+   * Longest audio /v1 accepts, in seconds (longer is 413); default: the transcriber's own
+   * `maxAudioSeconds` (4 hours unless configured).
+   */
+  maxAudioSeconds?: number;
 }
 
 export interface LocalApi {
@@ -62,7 +68,8 @@ export async function registerLocalApi(options: RegisterLocalApiOptions = {}): P
   if (basePath !== '') script.searchParams.set('base', basePath);
   const container = navigator.serviceWorker;
 
-  const stopHosting = options.transcriber ? host(container, options.transcriber) : () => undefined;
+  const hosted = options.transcriber && withAudioLimit(options.transcriber, options.maxAudioSeconds);
+  const stopHosting = hosted ? host(container, hosted) : () => undefined;
   const registration = await container.register(script.href, { scope: options.scope ?? '/', type: 'module' });
   await container.ready;
   const controlled = await waitForControl(container, options.controlTimeoutMs ?? 10_000);
@@ -72,6 +79,13 @@ export async function registerLocalApi(options: RegisterLocalApiOptions = {}): P
     controlled,
     stop: stopHosting,
   };
+}
+
+/** The transcriber, with /v1's own limit on the audio's length when one is configured. */
+function withAudioLimit(transcriber: TranscriptionHost, maxAudioSeconds: number | undefined): TranscriptionHost {
+  if (maxAudioSeconds === undefined) return transcriber;
+  const limit = checkMaxAudioSeconds(maxAudioSeconds);
+  return { transcribe: (input, params, options) => transcriber.transcribe(input, params, { ...options, maxAudioSeconds: limit }) };
 }
 
 function waitForControl(container: ServiceWorkerContainer, timeoutMs: number): Promise<boolean> {

@@ -3,8 +3,9 @@ import { ApiError, internalError, sessionRejected } from './api/errors';
 import { WHISPER_LANGUAGES } from './api/languages';
 import { parseTranscriptionParams, type TranscriptionParams, type TranscriptionParamsInput } from './api/params';
 import { shapeTranscript, type Transcript } from './api/transcript';
-import { decodeAudio } from './audio/index';
-import type { BackendChoice, EncoderWindow, EngineConfig, EngineRequest, ModelName, ProgressEvent } from '../engine/protocol';
+import { decodeAudio, TARGET_RATE } from './audio/index';
+import { checkAudioLength, checkMaxAudioSeconds, DEFAULT_MAX_AUDIO_SECONDS } from './audio/limit';
+import type { BackendChoice, Decoding, EncoderWindow, EngineConfig, EngineRequest, ModelName, ProgressEvent } from '../engine/protocol';
 import { getPhrasesForBiasing } from './store/custom-models';
 import type { Engine, LoadedInfo } from '../engine/pipeline';
 
@@ -36,15 +37,28 @@ export interface TranscriberConfig {
    * and keeps full windows for whisper-tiny, whose accuracy does not.
    */
   encoderWindow?: EncoderWindow | 'auto';
+  /**
+   * Decoding at temperature 0: 'fast' is greedy, 'accurate' a 5-beam search (slower, fewer errors).
+   * 'auto' (default) picks per model (resolveDecoding; README: Decoding gives the measurements).
+   */
+  decoding?: Decoding | 'auto';
   /** Custom model used for biasing when a request names none (a request's custom_model_id wins). */
   customModelId?: string;
   /** Model download progress (and transcription progress of every call). */
   onProgress?: (event: ProgressEvent) => void;
+  /**
+   * Longest audio accepted, in seconds (Infinity: no limit). Default 4 hours (src/audio/limit.ts says
+   * why). Longer audio is ApiError 413, found from the header or byte count before decoding where the
+   * format allows (src/audio/README.md).
+   */
+  maxAudioSeconds?: number;
 }
 
 export interface TranscribeOptions {
   signal?: AbortSignal;
   onProgress?: (event: ProgressEvent) => void;
+  /** This call's limit on the audio's length, instead of the transcriber's `maxAudioSeconds`. */
+  maxAudioSeconds?: number;
 }
 
 /** Audio to transcribe: an encoded file (Blob or ArrayBuffer, any supported encoding) or 16 kHz mono PCM. */
@@ -80,8 +94,10 @@ export class Transcriber {
   private session: Session | null = null;
   private nextCall = 1;
   private readonly config: EngineConfig;
+  private readonly maxAudioSeconds: number;
 
   constructor(private readonly options: TranscriberConfig = {}) {
+    this.maxAudioSeconds = checkMaxAudioSeconds(options.maxAudioSeconds ?? DEFAULT_MAX_AUDIO_SECONDS);
     const here = typeof location !== 'undefined' ? location.href : 'http://localhost/';
     this.config = {
       model: options.model ?? DEFAULT_MODEL,
@@ -90,6 +106,7 @@ export class Transcriber {
       wasmBaseUrl: options.wasmBaseUrl ? new URL(options.wasmBaseUrl, here).href : '',
       backend: options.backend ?? 'auto',
       encoderWindow: resolveEncoderWindow(options.encoderWindow ?? 'auto', options.model ?? DEFAULT_MODEL),
+      decoding: resolveDecoding(options.decoding ?? 'auto', options.model ?? DEFAULT_MODEL),
       ...(options.numThreads !== undefined ? { numThreads: options.numThreads } : {}),
     };
   }
@@ -130,7 +147,7 @@ export class Transcriber {
     const { signal } = options;
     const phrases = await this.biasPhrases(p);
     options.onProgress?.({ stage: 'decode-audio' });
-    const audio = await toPcm(input, p);
+    const audio = await toPcm(input, p, options.maxAudioSeconds ?? this.maxAudioSeconds);
     signal?.throwIfAborted();
     await session.loading;
     if (session.ended) throw session.ended;
@@ -252,12 +269,19 @@ function resolveEncoderWindow(choice: EncoderWindow | 'auto', model: ModelName):
   return model === 'whisper-base' ? 'fit' : 'full';
 }
 
+function resolveDecoding(choice: Decoding | 'auto', _model: ModelName): Decoding {
+  return choice === 'auto' ? 'fast' : choice;
+}
+
 export function createTranscriber(config: TranscriberConfig = {}): Transcriber {
   return new Transcriber(config);
 }
 
-async function toPcm(input: AudioInput, p: TranscriptionParams): Promise<Float32Array> {
-  if (input instanceof Float32Array) return input;
+async function toPcm(input: AudioInput, p: TranscriptionParams, maxAudioSeconds: number): Promise<Float32Array> {
+  if (input instanceof Float32Array) {
+    checkAudioLength(input.length / TARGET_RATE, maxAudioSeconds, 'the 16 kHz samples last');
+    return input;
+  }
   const bytes = input instanceof Blob ? await input.arrayBuffer() : input;
-  return decodeAudio(bytes, { encoding: p.encoding, sampleRate: p.sample_rate, channels: p.channels });
+  return decodeAudio(bytes, { encoding: p.encoding, sampleRate: p.sample_rate, channels: p.channels, maxAudioSeconds });
 }

@@ -9,6 +9,8 @@ import { createTranscriber } from '../../../src/transcriber';
 import { crashEngine } from '../../browser/helpers/crash-engine';
 
 const query = new URLSearchParams(location.search);
+/** `?maxAudioSeconds=N`: the /v1 service is registered with that limit on the audio's length. */
+const maxAudioSeconds = query.has('maxAudioSeconds') ? Number(query.get('maxAudioSeconds')) : undefined;
 const transcriber = query.get('engine') === '0' ? undefined : createTranscriber({ model: 'whisper-tiny' });
 
 /** Empties every store (the service worker keeps its connection open, so the database is not deleted). */
@@ -54,7 +56,7 @@ const e2e = {
   createCustomModel,
   transcribeJs,
   controlled: false,
-  ready: local.registerLocalApi(host ? { transcriber: host } : {}).then((api) => {
+  ready: local.registerLocalApi(host ? { transcriber: host, maxAudioSeconds } : {}).then((api) => {
     e2e.controlled = api.controlled;
     document.getElementById('status')!.textContent = api.controlled ? 'ready' : 'not controlled';
     return api.controlled;
