@@ -4,6 +4,20 @@ import { WHISPER_LANGUAGES } from '../../src/api/languages';
 import { parseTranscriptionParams } from '../../src/api/params';
 import { compilePattern, parsePattern, splitPatterns } from '../../src/api/patterns';
 
+/** The 400 invalid_query_parameter that `f` throws. */
+function refusal(f: () => unknown): ApiError {
+  let err: unknown;
+  try {
+    f();
+  } catch (e) {
+    err = e;
+  }
+  expect(err).toBeInstanceOf(ApiError);
+  expect((err as ApiError).status).toBe(400);
+  expect((err as ApiError).code).toBe('invalid_query_parameter');
+  return err as ApiError;
+}
+
 describe('splitPatterns', () => {
   it.each<[string, string[]]>([
     ['AMZ[0-9]{3}', ['AMZ[0-9]{3}']],
@@ -95,17 +109,9 @@ describe('parsePattern: malformed patterns', () => {
     ['((((((((((A))))))))))', /nested deeper than 8/],
     ['A'.repeat(300), /300 characters long/],
   ])('%s', (p, detail) => {
-    let err: unknown;
-    try {
-      parsePattern(p);
-    } catch (e) {
-      err = e;
-    }
-    expect(err).toBeInstanceOf(ApiError);
-    expect((err as ApiError).status).toBe(400);
-    expect((err as ApiError).code).toBe('invalid_query_parameter');
-    expect((err as ApiError).detail).toMatch(/^patterns: /);
-    expect((err as ApiError).detail).toMatch(detail);
+    const err = refusal(() => parsePattern(p));
+    expect(err.detail).toMatch(/^patterns: /);
+    expect(err.detail).toMatch(detail);
   });
 });
 
@@ -119,30 +125,15 @@ describe('patterns whose expansion has no bound', () => {
     '(([0-9]{4}){4}){4}',
     '([0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]){5}',
   ])('%s is refused with a detail that names it', (p) => {
-    let err: unknown;
-    try {
-      parsePattern(p);
-    } catch (e) {
-      err = e;
-    }
-    expect(err).toBeInstanceOf(ApiError);
-    expect((err as ApiError).status).toBe(400);
-    expect((err as ApiError).code).toBe('invalid_query_parameter');
-    expect((err as ApiError).detail).toContain(JSON.stringify(p));
-    expect((err as ApiError).detail).toMatch(/without bound|expands to up to \d+ characters; at most 32/);
+    const err = refusal(() => parsePattern(p));
+    expect(err.detail).toContain(JSON.stringify(p));
+    expect(err.detail).toMatch(/without bound|expands to up to \d+ characters; at most 32/);
   });
 
   it('in a list, the detail names the pattern that has no bound', () => {
     const query = new URLSearchParams({ patterns: 'AMZ[0-9]{3},[A-Z]{2}[0-9]{2,4},TK-[0-9]+' });
-    let err: unknown;
-    try {
-      parseTranscriptionParams(query, { supportedLanguages: WHISPER_LANGUAGES });
-    } catch (e) {
-      err = e;
-    }
-    expect(err).toBeInstanceOf(ApiError);
-    expect((err as ApiError).code).toBe('invalid_query_parameter');
-    expect((err as ApiError).detail).toBe(`patterns: '+' repeats without bound; write {m,n} (a pattern expands to at most 32 characters) at position 9 in "TK-[0-9]+"`);
+    const err = refusal(() => parseTranscriptionParams(query, { supportedLanguages: WHISPER_LANGUAGES }));
+    expect(err.detail).toBe(`patterns: '+' repeats without bound; write {m,n} (a pattern expands to at most 32 characters) at position 9 in "TK-[0-9]+"`);
   });
 
   it('accepts the most ambiguous pattern within the bound', () => {
