@@ -1,4 +1,4 @@
-import { SAMPLE_RATE, type EncoderWindow, type EngineConfig, type EngineRequest, type EngineResult, type EngineSegment, type ProgressEvent } from './protocol';
+import { SAMPLE_RATE, type Decoding, type EncoderWindow, type EngineConfig, type EngineRequest, type EngineResult, type EngineSegment, type ProgressEvent } from './protocol';
 import { isSilence } from './decoding/fallback';
 import { ENCODER_FRAME_MS, FULL_FRAMES, HOP, logMelSpectrogram } from './whisper/features';
 import { ModelFiles } from './runtime/model-files';
@@ -71,9 +71,11 @@ export class Engine {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly jobs = new Map<number, AbortController>();
   private encoderWindow: EncoderWindow = 'full';
+  private decoding: Decoding = 'fast';
 
   load(config: EngineConfig, onProgress?: (e: ProgressEvent) => void): Promise<LoadedInfo> {
     this.encoderWindow = config.encoderWindow ?? 'full';
+    this.decoding = config.decoding ?? 'fast';
     this.loaded ??= this.doLoad(config, onProgress).catch((err) => {
       this.loaded = null;
       throw err;
@@ -155,7 +157,7 @@ export class Engine {
     const windows = decodingWindows(speechRegions(probs, { totalSamples: audio.length }), probs, audio.length);
     const ctx: RequestContext = {
       request,
-      steering: steeringFor(loaded.whisper, request),
+      steering: steeringFor(loaded.whisper, request, this.decoding),
       diarizer: request.diarize && request.maxSpeakers !== 1 ? await this.diarizer(loaded, probs, audio.length) : null,
       checkpoint,
     };

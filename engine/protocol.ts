@@ -27,9 +27,12 @@ export interface EngineConfig {
    * plus some silence: faster on short clips but less accurate (see README). Selectable so eval can compare.
    */
   encoderWindow?: EncoderWindow;
+  /** 'fast' (default): greedy decoding at temperature 0; 'accurate': 5-beam search there (README: Decoding). */
+  decoding?: Decoding;
 }
 
 export type EncoderWindow = 'fit' | 'full';
+export type Decoding = 'fast' | 'accurate';
 
 /** What the engine needs to transcribe one recording (already validated and resolved). */
 export interface EngineRequest {

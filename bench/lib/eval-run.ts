@@ -31,6 +31,7 @@ export async function runEval(options: Map<string, string>): Promise<number> {
   const threads = options.has('threads') ? Number(options.get('threads')) : null;
   const timeout = options.get('timeout');
   const encoderWindow = options.get('encoder-window') as 'fit' | 'full' | undefined;
+  const decoding = options.get('decoding') as 'fast' | 'accurate' | undefined;
   const out = options.get('out') ? resolve(process.env.INIT_CWD ?? process.cwd(), options.get('out')!) : null;
   if (!existsSync(evalDir)) {
     console.error(`no evaluation set at ${evalDir}`);
@@ -79,6 +80,7 @@ export async function runEval(options: Map<string, string>): Promise<number> {
         model,
         threads,
         ...(encoderWindow ? { encoderWindow } : {}),
+        ...(decoding ? { decoding } : {}),
         input: 'blob',
         paramsFor,
         timeoutMs: timeout ? Number(timeout) * 1000 : null,

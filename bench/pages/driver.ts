@@ -8,6 +8,7 @@ export interface LoadOptions {
   threads: number | null;
   /** Ours only: the encoder window ('full' 30 s or 'fit'); absent = the library's default. */
   encoderWindow?: 'fit' | 'full';
+  decoding?: 'fast' | 'accurate';
 }
 
 export interface LoadInfo {

@@ -7,13 +7,14 @@ import type { BenchDriver, LoadOptions, TranscribeJob, TranscriptBody } from './
 let transcriber: Transcriber | null = null;
 
 const driver: BenchDriver = {
-  async load({ model, threads, encoderWindow }: LoadOptions) {
+  async load({ model, threads, encoderWindow, decoding }: LoadOptions) {
     if (model !== 'whisper-tiny' && model !== 'whisper-base') throw new Error(`unknown model ${model}`);
     transcriber = createTranscriber({
       model,
       backend: 'wasm',
       ...(threads !== null ? { numThreads: threads } : {}),
       ...(encoderWindow ? { encoderWindow } : {}),
+      ...(decoding ? { decoding } : {}),
     });
     const started = performance.now();
     await transcriber.load();

@@ -1,4 +1,4 @@
-import type { EngineRequest } from '../protocol';
+import type { Decoding, EngineRequest } from '../protocol';
 import { compilePattern, type CompiledPattern } from '../../src/api/patterns';
 import { biasPlan, decodeWithPhrases } from '../biasing/phrases/phrase-pass';
 import { decodeWithPatterns } from '../biasing/patterns/pattern-pass';
@@ -18,14 +18,18 @@ export interface Steering {
   patterns: CompiledPattern[];
 }
 
-export function steeringFor(whisper: WhisperModel, request: EngineRequest): Steering {
+/** Hypotheses of the first pass at temperature 0 per decoding mode (beam_size 5: OpenAI's default). */
+const BEAMS: Record<Decoding, number> = { fast: 1, accurate: 5 };
+
+export function steeringFor(whisper: WhisperModel, request: EngineRequest, decoding: Decoding = 'fast'): Steering {
   const plan = request.phrases.length > 0 ? biasPlan(request.biasStrength) : null;
   const patterns = request.patterns.map(compilePattern);
   return {
     patterns,
     async decode(encoded, opts) {
       const options = { ...opts, ...fillerOptions(whisper, request, opts.language) };
-      const first = await decodeWindow(whisper, encoded, options);
+      // biased and constrained passes stay greedy: each is judged against this pass, not searched
+      const first = await decodeWindow(whisper, encoded, { ...options, beams: BEAMS[decoding] });
       if (plan) return decodeWithPhrases(whisper, encoded, options, first, request.phrases, plan);
       // patterns never come with phrases (400 session_rejected)
       return patterns.length > 0 ? decodeWithPatterns(whisper, encoded, options, first, patterns, request.biasStrength) : first;

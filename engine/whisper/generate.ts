@@ -1,6 +1,6 @@
 import type { KvCache } from './kv-cache';
 import { logSumExp, whisperGrammar, type LogitsProcessor } from './logits';
-import type { EncodedWindow, PromptRun, WhisperModel } from './model';
+import { beamLayout, type EncodedWindow, type PromptRun, type WhisperModel } from './model';
 import type { WhisperVocabulary } from './tokenizer';
 
 /**
@@ -43,6 +43,8 @@ export interface GenerateOptions {
   random?: () => number;
   /** Processors after Whisper's grammar (filler boosts, phrase boosts), applied in order. */
   processors?: readonly LogitsProcessor[];
+  /** Beam search with this many hypotheses at temperature 0 (beamLoop); 1 or none: greedy. */
+  beams?: number;
   /** Repeats of an n-gram at the tail that stop the pass as a loop (repeatsTail; default 4). */
   loopRepeats?: number;
   /** A further test of the text tokens so far for a loop (a biased pass reciting its prompt). */
@@ -59,20 +61,23 @@ export async function generatePass(model: WhisperModel, encoded: EncodedWindow, 
   try {
     const f = model.framing(encoded, opts);
     if (!start.fits(f.prompt, opts.wantAttention)) throw new Error('generate(): start is a prompt run of another prompt, or lacks attention');
-    const result = await decodeLoop(
-      model,
-      encoded,
-      { cache: start.cache.fork(), row: start.row, attention: start.attention, tokens: [] },
-      {
-        processors: passProcessors(model.vocab, f.maxTsIndex, opts),
-        stops: passStops(model.vocab, f.maxTsIndex, opts),
-        maxTokens: f.maxTokens,
-        temperature: opts.temperature,
-        wantAttention: opts.wantAttention,
-        ...(opts.random ? { random: opts.random } : {}),
-        ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : {}),
-      },
-    );
+    const loop = {
+      processors: passProcessors(model.vocab, f.maxTsIndex, opts),
+      stops: passStops(model.vocab, f.maxTsIndex, opts),
+      maxTokens: f.maxTokens,
+      ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : {}),
+    };
+    const from = { cache: start.cache.fork(), row: start.row, attention: start.attention, tokens: [] };
+    const beams = opts.temperature === 0 ? (opts.beams ?? 1) : 1;
+    const result =
+      beams > 1
+        ? await beamLoop(model, encoded, from, { ...loop, beams })
+        : await decodeLoop(model, encoded, from, { ...loop, temperature: opts.temperature, wantAttention: opts.wantAttention, ...(opts.random ? { random: opts.random } : {}) });
+    // beams are searched without attention: the winner's rows come from one teacher-forced run
+    if (beams > 1 && opts.wantAttention) {
+      const ids = result.tokens.map((t) => t.id);
+      result.attention = await model.attentionRows(encoded, f.prompt, ids, result.stop === 'end-of-text');
+    }
     const sum = result.tokens.reduce((a, t) => a + t.logprob, 0);
     return {
       tokens: result.tokens,
@@ -111,8 +116,7 @@ export type StopReason =
   /** a pass-specific test found nothing more to gain */
   | 'until'
   /** a pass decoded on after forced tokens came back to the pass it was forced into */
-  | 'rejoined'
-  | 'cancelled';
+  | 'rejoined';
 
 /**
  * Looks at the token ids after each newly chosen one (all tokens after the prompt, and their text
@@ -187,10 +191,7 @@ export async function decodeLoop(model: WhisperModel, encoded: EncodedWindow, st
       tokens.push({ id, logprob: r[id]! - logSumExp(r, 0, r.length) });
       ids.push(id);
       if (v.isText(id)) textIds.push(id);
-      for (const criterion of o.stops) {
-        stop = criterion(ids, textIds);
-        if (stop !== null) break;
-      }
+      stop = firstStop(o.stops, ids, textIds);
       if (stop !== null) break;
       const out = await model.decoderForward([id], cache, encoded, { wantAttention: o.wantAttention });
       cache.release();
@@ -203,6 +204,131 @@ export async function decodeLoop(model: WhisperModel, encoded: EncodedWindow, st
     cache.release();
   }
   return { tokens, stop, attention };
+}
+
+export interface BeamOptions extends Omit<LoopOptions, 'temperature' | 'random' | 'wantAttention'> {
+  /** Hypotheses kept per step (OpenAI's beam_size). */
+  beams: number;
+}
+
+/** A hypothesis of beamLoop: its tokens, where they sit in the shared cache, and the row after them. */
+interface Hypothesis {
+  tokens: GeneratedToken[];
+  ids: number[];
+  textIds: number[];
+  /** Cache positions of its tokens after the start (the cache holds every hypothesis's tokens). */
+  positions: number[];
+  sum: number;
+  row: Float32Array;
+}
+
+interface Finished {
+  hyp: Hypothesis;
+  /** Its log-probability with the end of text's, when it ended so. */
+  sum: number;
+  stop: StopReason;
+}
+
+/**
+ * Beam search at temperature 0, as OpenAI's decoder does it: each step extends every live hypothesis by
+ * its `beams + 1` likeliest tokens after the processors, keeps the `beams` likeliest extensions, and
+ * sets aside those that end (end of text, or a stopping criterion) until `beams` have ended; the
+ * winner has the highest log-probability per token. All hypotheses step in one decoder run: their
+ * tokens share one cache, each seeing the start and its own tokens only (beamLayout).
+ */
+export async function beamLoop(model: WhisperModel, encoded: EncodedWindow, start: LoopStart, o: BeamOptions): Promise<LoopResult> {
+  const v = model.vocab;
+  const shared = start.cache.length;
+  const first = start.tokens.map((t) => t.id);
+  let live: Hypothesis[] = [{ tokens: [...start.tokens], ids: first, textIds: first.filter((id) => v.isText(id)), positions: [], sum: 0, row: start.row }];
+  const finished: Finished[] = [];
+  let cache = start.cache;
+  try {
+    while (live.length > 0 && finished.length < o.beams) {
+      o.checkpoint?.();
+      const candidates: Array<{ hyp: Hypothesis; id: number; logprob: number; score: number }> = [];
+      for (const hyp of live) {
+        if (hyp.tokens.length >= o.maxTokens) {
+          finished.push({ hyp, sum: hyp.sum, stop: 'max-length' });
+          continue;
+        }
+        const r = processedRow(hyp.row, o.processors, hyp.ids);
+        const z = logSumExp(r, 0, r.length);
+        for (const id of topIds(r, o.beams + 1)) candidates.push({ hyp, id, logprob: r[id]! - z, score: hyp.sum + r[id]! - z });
+      }
+      candidates.sort((a, b) => b.score - a.score);
+      const next: Hypothesis[] = [];
+      for (const c of candidates) {
+        if (next.length >= o.beams) break;
+        if (c.id === v.eot) {
+          if (finished.length < o.beams) finished.push({ hyp: c.hyp, sum: c.score, stop: 'end-of-text' });
+          continue;
+        }
+        const hyp: Hypothesis = {
+          tokens: [...c.hyp.tokens, { id: c.id, logprob: c.logprob }],
+          ids: [...c.hyp.ids, c.id],
+          textIds: v.isText(c.id) ? [...c.hyp.textIds, c.id] : c.hyp.textIds,
+          positions: c.hyp.positions,
+          sum: c.score,
+          row: c.hyp.row,
+        };
+        const stop = firstStop(o.stops, hyp.ids, hyp.textIds);
+        if (stop) finished.push({ hyp, sum: hyp.sum, stop });
+        else next.push(hyp);
+      }
+      live = next;
+      if (next.length === 0 || finished.length >= o.beams) break;
+      const out = await model.decoderForward(
+        next.map((h) => h.ids[h.ids.length - 1]!),
+        cache,
+        encoded,
+        { layout: beamLayout(cache.length, shared, next.map((h) => h.positions)) },
+      );
+      next.forEach((h, k) => {
+        h.positions = [...h.positions, cache.length + k];
+        h.row = rowAt(out.logits, k);
+      });
+      out.logits.dispose();
+      cache.release();
+      cache = out.cache;
+    }
+  } finally {
+    cache.release();
+  }
+  // too few ended within the token budget: the likeliest live ones stand in, cut there
+  for (const hyp of [...live].sort((a, b) => b.sum - a.sum)) {
+    if (finished.length >= o.beams) break;
+    finished.push({ hyp, sum: hyp.sum, stop: 'max-length' });
+  }
+  // OpenAI's ranking without a length penalty: log-probability per generated token
+  const perToken = (f: Finished) => f.sum / Math.max(1, f.hyp.tokens.length - start.tokens.length);
+  const best = finished.reduce((a, b) => (perToken(b) > perToken(a) ? b : a));
+  return { tokens: best.hyp.tokens, stop: best.stop, attention: null };
+}
+
+function firstStop(stops: readonly StoppingCriterion[], ids: readonly number[], textIds: readonly number[]): StopReason | null {
+  for (const criterion of stops) {
+    const stop = criterion(ids, textIds);
+    if (stop !== null) return stop;
+  }
+  return null;
+}
+
+/** The ids of the `k` largest finite entries of `row`, largest first. */
+function topIds(row: Float32Array, k: number): number[] {
+  const top: number[] = [];
+  for (let i = 0; i < row.length; i++) {
+    const x = row[i]!;
+    if (x === -Infinity || (top.length === k && x <= row[top[k - 1]!]!)) continue;
+    let j = Math.min(top.length, k - 1);
+    if (top.length < k) top.push(i);
+    while (j > 0 && row[top[j - 1]!]! < x) {
+      top[j] = top[j - 1]!;
+      j--;
+    }
+    top[j] = i;
+  }
+  return top;
 }
 
 /** A copy of `row` after `processors`, for the token after `generated`. */

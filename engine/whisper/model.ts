@@ -222,7 +222,7 @@ export class WhisperModel {
     const cross = this.crossCaches.get(encoded);
     if (past && past.cross !== cross) throw new Error('decoderForward(): the cache belongs to another window');
     const pastLength = past?.length ?? 0;
-    const layout = treeLayout(pastLength, ids.length, parents, sees);
+    const layout = run.layout ?? treeLayout(pastLength, ids.length, parents, sees);
     const empty = new ort.Tensor('float32', new Float32Array(0), [1, dims.heads, 0, dims.headDim]);
     const created: Tensor[] = [
       new ort.Tensor('int64', BigInt64Array.from(ids, (x) => BigInt(x)), [1, ids.length]),
@@ -321,6 +321,28 @@ export interface DecoderRunOptions {
    * its position (default: all): trees after different prefixes of one cache, in one run.
    */
   sees?: readonly number[];
+  /** The mask and positions laid out by the caller (beamLayout), instead of a sequence or tree. */
+  layout?: { mask: Float32Array; positions: BigInt64Array };
+}
+
+/**
+ * The mask and positions of one new token per hypothesis after `past` cached positions, all kept in one
+ * cache (beam search): hypothesis k's token sees the first `shared` positions, the cached positions in
+ * `own[k]` (its earlier tokens) and itself, at position shared + own[k].length.
+ */
+export function beamLayout(past: number, shared: number, own: readonly (readonly number[])[]): { mask: Float32Array; positions: BigInt64Array } {
+  const count = own.length;
+  const keys = past + count;
+  const mask = new Float32Array(count * keys).fill(-1e9);
+  const positions = new BigInt64Array(count);
+  own.forEach((seen, k) => {
+    const row = mask.subarray(k * keys, (k + 1) * keys);
+    row.fill(0, 0, shared);
+    for (const p of seen) row[p] = 0;
+    row[past + k] = 0;
+    positions[k] = BigInt(shared + seen.length);
+  });
+  return { mask, positions };
 }
 
 /**

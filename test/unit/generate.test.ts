@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { beamLoop, decodeLoop, endedWithEot, passProcessors, passStops } from '../../engine/whisper/generate';
+import { KvCache } from '../../engine/whisper/kv-cache';
+import { beamLayout } from '../../engine/whisper/model';
+import { tinyOnJfk } from './helpers/tiny-on-jfk';
+
+describe('beamLayout', () => {
+  it('lets each hypothesis see the shared start, its own cached tokens and itself, at its own depth', () => {
+    // 3 shared positions, then 4 cached positions of two hypotheses (0: [3, 5], 1: [4, 6]); two new tokens
+    const { mask, positions } = beamLayout(7, 3, [[3, 5], [4]]);
+    const keys = 9;
+    const seen = (k: number) => [...mask.subarray(k * keys, (k + 1) * keys)].map((x) => (x === 0 ? 1 : 0));
+    expect(seen(0)).toEqual([1, 1, 1, 1, 0, 1, 0, 1, 0]);
+    expect(seen(1)).toEqual([1, 1, 1, 0, 1, 0, 0, 0, 1]);
+    expect([...positions]).toEqual([5n, 4n]);
+  });
+});
+
+describe('KvCache', () => {
+  it('frees its tensors when the last fork is released, once', () => {
+    let disposed = 0;
+    const tensor = () => ({ dims: [1, 1, 2, 1], dispose: () => disposed++ }) as never;
+    const cache = KvCache.of([tensor()], [tensor()], { keys: [], values: [] });
+    const fork = cache.fork();
+    expect(fork.length).toBe(2);
+    cache.release();
+    cache.release();
+    expect(disposed).toBe(0);
+    fork.release();
+    expect(disposed).toBe(2);
+    expect(() => fork.layer(0)).toThrow(/after release/);
+  });
+});
+
+describe('the decoding loop (real whisper-tiny on jfk.flac)', () => {
+  const loaded = tinyOnJfk();
+  const opts = () => ({ language: 'en', temperature: 0, wantAttention: false, audioSeconds: loaded.clip.seconds });
+
+  async function loopOptions() {
+    const { model, clip } = loaded;
+    const f = model.framing(clip.encoded, opts());
+    return { f, loop: { processors: passProcessors(model.vocab, f.maxTsIndex, {}), stops: passStops(model.vocab, f.maxTsIndex, {}), maxTokens: f.maxTokens } };
+  }
+
+  it('one beam in the shared-cache layout chooses exactly the greedy tokens', async () => {
+    const { model, clip } = loaded;
+    const { loop } = await loopOptions();
+    const greedy = await model.generate(clip.encoded, opts());
+    const start = await model.startAfter(clip.encoded, opts(), []);
+    const beam = await beamLoop(model, clip.encoded, { ...start, attention: null, tokens: [] }, { ...loop, beams: 1 });
+    expect(beam.tokens.map((t) => t.id)).toEqual(greedy.tokens.map((t) => t.id));
+    expect(beam.stop).toBe(greedy.tokens.length > 0 && endedWithEot(greedy.tokens.map((t) => t.id), model.vocab, model.framing(clip.encoded, opts())) ? 'end-of-text' : 'end-of-audio');
+  });
+
+  it('forced tokens are kept and decoding goes on after them', async () => {
+    const { model, clip } = loaded;
+    const { loop } = await loopOptions();
+    const forced = model.vocab.encode(' And so, my dear');
+    const ts = model.vocab.timestampBegin;
+    const start = await model.startAfter(clip.encoded, opts(), [ts, ...forced]);
+    const tokens = [ts, ...forced].map((id) => ({ id, logprob: 0 }));
+    const out = await decodeLoop(model, clip.encoded, { ...start, attention: null, tokens }, { ...loop, temperature: 0, wantAttention: false });
+    const text = model.vocab.decode(out.tokens.filter((t) => model.vocab.isText(t.id)).map((t) => t.id));
+    expect(text.startsWith(' And so, my dear')).toBe(true);
+    expect(text).toMatch(/ask not what your country can do for you/);
+  });
+
+  it('5 beams find a transcription at least as likely per token as greedy decoding', async () => {
+    const { model, clip } = loaded;
+    const greedy = await model.generate(clip.encoded, opts());
+    const beam = await model.generate(clip.encoded, { ...opts(), beams: 5, wantAttention: true });
+    expect(beam.avgLogprob).toBeGreaterThanOrEqual(greedy.avgLogprob);
+    expect(model.vocab.decode(beam.tokens.filter((t) => model.vocab.isText(t.id)).map((t) => t.id)).toLowerCase()).toMatch(/ask not what your country can do for you,? ask what you can do for your country/);
+    // the winner's alignment rows come from one teacher-forced run: one per token, and the end of text's if it ended so
+    const f = model.framing(clip.encoded, opts());
+    const ids = beam.tokens.map((t) => t.id);
+    expect(beam.attention).toHaveLength(ids.length + (endedWithEot(ids, model.vocab, f) ? 1 : 0));
+  });
+});
