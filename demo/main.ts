@@ -20,6 +20,7 @@ import { describeError, startLocalApi } from './local-api';
 import { bindModelCache, showCacheInfo } from './model-cache';
 import { cacheAppShell } from './offline';
 import { Recorder } from './recorder';
+import { renderSpeakerTimeline } from './speaker-timeline';
 import { renderTranscript } from './transcript-view';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -28,6 +29,7 @@ const drop = $<HTMLDivElement>('drop');
 const recordButton = $<HTMLButtonElement>('record');
 const audioName = $<HTMLParagraphElement>('audio-name');
 const player = $<HTMLAudioElement>('player');
+const timeline = $<HTMLDivElement>('speaker-timeline');
 const go = $<HTMLButtonElement>('go');
 const cancel = $<HTMLButtonElement>('cancel');
 const stage = $<HTMLParagraphElement>('stage');
@@ -226,6 +228,7 @@ go.addEventListener('click', async () => {
     loaded.add(key);
     transcript = result;
     renderTranscript(transcriptView, result, seek);
+    renderSpeakerTimeline(timeline, result.segments, result.duration_ms ?? (Number.isFinite(player.duration) ? player.duration * 1000 : 0), seek);
     legend.hidden = !params.include_confidence || !params.include_words;
     json.textContent = JSON.stringify(result, null, 2);
     setExports(result);
