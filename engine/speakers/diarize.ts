@@ -63,12 +63,18 @@ export interface DiarizerOptions {
    * 11.0% without; the other two RTTM clips unchanged. One clip moved, so this is weak evidence.
    */
   shortRegionVotes: boolean;
+  /**
+   * Short embeddings (`spanMs` long every `hopMs`) over the evidence regions for re-segmentation
+   * (turns.frameWeight); null computes none.
+   */
+  frames: { spanMs: number; hopMs: number } | null;
 }
 
 export class SpeakerDiarizer {
   private readonly embeddings: SpeakerEmbedding[] = [];
   /** Embeddings of speech too short to cluster; they are classified after clustering. */
   private readonly shortPieces: SpeakerEmbedding[] = [];
+  private readonly frames: SpeakerEmbedding[] = [];
   private readonly regions: SpeechRegion[];
   private readonly evidence: SpeechRegion[];
   private readonly options: DiarizerOptions;
@@ -90,7 +96,7 @@ export class SpeakerDiarizer {
   ) {
     this.regions = regions.map((r) => ({ ...r }));
     this.evidence = evidence.map((r) => ({ ...r }));
-    this.options = { embedding: EMBEDDING_DEFAULTS, recordingCentering: true, cluster: {}, turns: {}, shortRegionVotes: false, ...options };
+    this.options = { embedding: EMBEDDING_DEFAULTS, recordingCentering: true, cluster: {}, turns: {}, shortRegionVotes: false, frames: null, ...options };
   }
 
   /**
@@ -100,6 +106,8 @@ export class SpeakerDiarizer {
   addWindow(hidden: Float32Array, positions: number, startSample: number): void {
     const window: HiddenWindow = { hidden, positions, dims: this.constants.dims, startSample };
     this.embeddings.push(...windowEmbeddings(window, this.evidence, this.constants, this.options.embedding));
+    const f = this.options.frames;
+    if (f) this.frames.push(...windowEmbeddings(window, this.evidence, this.constants, { subWindowMs: f.spanMs, hopMs: f.hopMs, minMs: 0 }));
     const min = this.options.embedding.minMs * 16;
     for (const r of regionsInWindow(window, this.evidence)) {
       if (r.endSample - r.startSample < min) {
@@ -112,19 +120,26 @@ export class SpeakerDiarizer {
   finish(maxSpeakers: number | null): SpeakerTurn[] {
     let pieces = this.embeddings;
     let short = this.shortPieces;
+    let frames = this.frames;
     if (this.options.recordingCentering && pieces.length > 1) {
-      const mean = new Float32Array(this.constants.outDims);
-      for (const e of pieces) for (let d = 0; d < mean.length; d++) mean[d]! += e.vector[d]! / pieces.length;
+      const mean = meanVector(pieces.map((e) => e.vector));
       const center = (e: SpeakerEmbedding): SpeakerEmbedding => ({ ...e, vector: unit(e.vector.map((v, d) => v - mean[d]!)) });
       pieces = pieces.map(center);
       short = short.map(center);
+      frames = frames.map(center);
     }
     const labels = clusterSpeakers(
       pieces.map((e) => e.vector),
       { ...this.options.cluster, maxSpeakers },
     );
-    return speakerTurns(this.regions, pieces, labels, this.options.shortRegionVotes ? short : [], this.options.turns);
+    return speakerTurns(this.regions, pieces, labels, this.options.shortRegionVotes ? short : [], this.options.turns, frames);
   }
+}
+
+function meanVector(vectors: readonly Float32Array[]): Float32Array {
+  const mean = new Float32Array(vectors[0]!.length);
+  for (const v of vectors) for (let d = 0; d < mean.length; d++) mean[d]! += v[d]! / vectors.length;
+  return mean;
 }
 
 function unit(v: Float32Array): Float32Array {

@@ -5,6 +5,7 @@
  */
 import type { SpeechRegion } from '../vad/windows';
 import type { SpeakerEmbedding } from './embed';
+import { smoothPath } from './resegment';
 
 export interface SpeakerTurn {
   startMs: number;
@@ -41,13 +42,21 @@ function dot(a: Float32Array, b: Float32Array): number {
 export interface TurnOptions {
   /** Turns shorter than this are given to the neighbouring speaker (a 1.5 s piece cannot place them). */
   minTurnMs: number;
+  /**
+   * Re-segmentation (resegment.ts): what a change of speaker costs, in summed per-step (20 ms)
+   * similarity; 0 takes each step's best speaker on its own.
+   */
+  switchPenalty: number;
+  /** Weight of the short frame embeddings (`frames`) in a step's score against the covering 1.5 s pieces. */
+  frameWeight: number;
 }
 
-export const TURN_DEFAULTS: Readonly<TurnOptions> = { minTurnMs: 250 };
+export const TURN_DEFAULTS: Readonly<TurnOptions> = { minTurnMs: 250, switchPenalty: 0, frameWeight: 0 };
 
 /**
  * Speaker turns over `regions` (absolute samples), sorted, non-overlapping. `extra` are embeddings of
- * short regions that were left out of clustering; they only vote for the region they cover.
+ * short regions that were left out of clustering; they only vote for the region they cover. `frames`
+ * are short embeddings (sorted by start) that sharpen each step's score where turns change.
  */
 export function speakerTurns(
   regions: readonly SpeechRegion[],
@@ -55,6 +64,7 @@ export function speakerTurns(
   labels: readonly number[],
   extra: readonly SpeakerEmbedding[] = [],
   options: Partial<TurnOptions> = {},
+  frames: readonly SpeakerEmbedding[] = [],
 ): SpeakerTurn[] {
   const o = { ...TURN_DEFAULTS, ...options };
   const cents = centroids(embeddings, labels);
@@ -62,10 +72,13 @@ export function speakerTurns(
   const scored = [...embeddings, ...extra]
     .map((e) => ({ s: e.startSample, e: e.endSample, scores: cents.map((c) => dot(c, e.vector)) }))
     .sort((a, b) => a.s - b.s);
+  const frameScores = frames.map((f) => ({ s: f.startSample, e: f.endSample, scores: cents.map((c) => dot(c, f.vector)) }));
 
   const steps: Array<{ start: number; end: number; speaker: number }> = [];
   let from = 0; // first piece that may still overlap
+  let frame = 0;
   for (const r of regions) {
+    const regionSteps: Array<{ start: number; end: number; score: Float64Array }> = [];
     for (let t = r.startSample; t < r.endSample; t += STEP) {
       const end = Math.min(t + STEP, r.endSample);
       const mid = (t + end) / 2;
@@ -85,11 +98,18 @@ export function speakerTurns(
         }
       }
       // No piece covers this step (a short region, or an edge): the nearest piece within 3 s decides.
-      if (hits === 0 && nearest >= 0) scored[nearest]!.scores.forEach((v, c) => (sum[c]! += v));
-      let speaker = 0;
-      for (let c = 1; c < sum.length; c++) if (sum[c]! > sum[speaker]!) speaker = c;
-      steps.push({ start: t, end, speaker });
+      if (hits === 0 && nearest >= 0) {
+        scored[nearest]!.scores.forEach((v, c) => (sum[c]! += v));
+        hits = 1;
+      }
+      if (hits > 0) for (let c = 0; c < sum.length; c++) sum[c]! /= hits;
+      while (frame < frameScores.length && frameScores[frame]!.e <= mid) frame++;
+      const f = frameScores[frame];
+      if (o.frameWeight > 0 && f && f.s <= mid) for (let c = 0; c < sum.length; c++) sum[c] = (1 - o.frameWeight) * sum[c]! + o.frameWeight * f.scores[c]!;
+      regionSteps.push({ start: t, end, score: sum });
     }
+    const path = smoothPath(regionSteps.map((st) => st.score), o.switchPenalty);
+    regionSteps.forEach((st, i) => steps.push({ start: st.start, end: st.end, speaker: path[i]! }));
   }
 
   const turns: SpeakerTurn[] = [];
