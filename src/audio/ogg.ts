@@ -21,6 +21,12 @@ function clockOf(b: Uint8Array, packet: number): { rate: number; skip: number } 
   return undefined;
 }
 
+/**
+ * Bits per second below which no Opus or Vorbis stream goes (Opus's floor is 6 kbit/s; Vorbis's
+ * lowest quality about 45 kbit/s at 44.1 kHz), with a wide margin for silence-heavy streams.
+ */
+const MIN_BITRATE = 500;
+
 /** How far back from the end to look for the last page of the stream (a page is at most 65 307 bytes). */
 const TAIL = 140_000;
 
@@ -38,7 +44,9 @@ export function oggSeconds(b: Uint8Array): number {
     const hi = v.getInt32(o + 10, true);
     if (hi === -1 && lo === 0xffffffff) continue; // no packet ends on this page
     const granule = hi * 2 ** 32 + lo;
-    return granule > clock.skip ? (granule - clock.skip) / clock.rate : 0;
+    const seconds = granule > clock.skip ? (granule - clock.skip) / clock.rate : 0;
+    // A position implying under MIN_BITRATE is a damaged field, not audio: unknown, not "too long".
+    return seconds * MIN_BITRATE <= b.length * 8 ? seconds : 0;
   }
   return 0;
 }
