@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
 import { ROOT } from '../config/paths';
 import { FULL_FRAMES, logMelSpectrogram, N_MELS } from '../engine/whisper/features';
-import { patchWhisperEncoder } from '../engine/onnx/graph';
+import { patchWhisperEncoder } from '../engine/whisper/patches';
 import { SPEAKER_FEATURE_TENSOR } from '../engine/speakers/constants';
 import { SileroVad } from '../engine/vad/silero';
 

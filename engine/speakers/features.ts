@@ -1,5 +1,5 @@
 import type * as OrtModule from 'onnxruntime-web';
-import { patchWhisperEncoder } from '../onnx/graph';
+import { patchWhisperEncoder } from '../whisper/patches';
 import type { EncodedWindow, WhisperModel } from '../whisper/model';
 import { SPEAKER_FEATURE_TENSOR } from './constants';
 

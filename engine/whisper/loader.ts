@@ -1,5 +1,5 @@
 import type * as OrtModule from 'onnxruntime-web';
-import { patchWhisperEncoder } from '../onnx/graph';
+import { patchWhisperEncoder } from './patches';
 import type { LoadProgress } from '../runtime/model-files';
 import { WhisperModel } from './model';
 import { WhisperVocabulary, type GenerationConfig } from './tokenizer';

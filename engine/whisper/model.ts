@@ -2,7 +2,7 @@ import type * as OrtModule from 'onnxruntime-web';
 import { generatePass, rowAt, type GenerateOptions, type Generation } from './generate';
 import { KvCache, type CrossCache } from './kv-cache';
 import { languageRestriction, logSumExp } from './logits';
-import { LOGITS_FROM, patchWhisperDecoder, SELF_MASK, TOKEN_POSITIONS } from '../onnx/graph';
+import { LOGITS_FROM, patchWhisperDecoder, SELF_MASK, TOKEN_POSITIONS } from './patches';
 import type { GenerationConfig, WhisperVocabulary } from './tokenizer';
 
 type Ort = typeof OrtModule;

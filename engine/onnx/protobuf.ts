@@ -1,0 +1,386 @@
+/**
+ * Minimal ONNX (protobuf wire format) reader/writer, for the Whisper graph patches
+ * (engine/whisper/patches.ts). Dependency-free and DOM/Node-agnostic so it runs in a Web Worker.
+ *
+ * Every field is kept as the exact bytes it was read from; only messages we change are re-encoded, so an
+ * unpatched model re-serialises byte-for-byte and big initializers are never decoded.
+ */
+
+// ---------------------------------------------------------------------------------------------------
+// Protobuf wire format
+
+const WIRE_VARINT = 0;
+const WIRE_I64 = 1;
+const WIRE_LEN = 2;
+const WIRE_I32 = 5;
+
+export interface Field {
+  num: number;
+  wire: number;
+  /** The whole encoded field (tag included), a view into the source buffer. */
+  bytes: Uint8Array;
+  /** Varint value for WIRE_VARINT; payload view for WIRE_LEN; 0 otherwise. */
+  value: number | Uint8Array;
+}
+
+const utf8Decoder = new TextDecoder();
+const utf8Encoder = new TextEncoder();
+
+function readVarint(buf: Uint8Array, cursor: { pos: number }): number {
+  let result = 0;
+  let scale = 1;
+  for (let i = 0; i < 10; i++) {
+    const b = buf[cursor.pos++];
+    if (b === undefined) throw new Error('ONNX protobuf: truncated varint');
+    result += (b & 0x7f) * scale;
+    if (b < 0x80) return result;
+    scale *= 128;
+  }
+  throw new Error('ONNX protobuf: varint longer than 10 bytes');
+}
+
+/** Splits a message into its fields without decoding payloads. */
+export function readFields(buf: Uint8Array): Field[] {
+  const fields: Field[] = [];
+  const cursor = { pos: 0 };
+  while (cursor.pos < buf.length) {
+    const start = cursor.pos;
+    const tag = readVarint(buf, cursor);
+    const wire = tag % 8;
+    const num = Math.floor(tag / 8);
+    let value: number | Uint8Array = 0;
+    switch (wire) {
+      case WIRE_VARINT:
+        value = readVarint(buf, cursor);
+        break;
+      case WIRE_I64:
+        cursor.pos += 8;
+        break;
+      case WIRE_LEN: {
+        const len = readVarint(buf, cursor);
+        value = buf.subarray(cursor.pos, cursor.pos + len);
+        cursor.pos += len;
+        break;
+      }
+      case WIRE_I32:
+        cursor.pos += 4;
+        break;
+      default:
+        throw new Error(`ONNX protobuf: unsupported wire type ${wire} at byte ${start}`);
+    }
+    if (cursor.pos > buf.length) throw new Error('ONNX protobuf: field runs past the end of its message');
+    fields.push({ num, wire, bytes: buf.subarray(start, cursor.pos), value });
+  }
+  return fields;
+}
+
+function varintBytes(value: number | bigint): number[] {
+  let v = BigInt.asUintN(64, BigInt(value));
+  const out: number[] = [];
+  while (v >= 0x80n) {
+    out.push(Number(v & 0x7fn) | 0x80);
+    v >>= 7n;
+  }
+  out.push(Number(v));
+  return out;
+}
+
+/** A message under construction: a list of byte chunks concatenated once at the end. */
+export class Chunks {
+  readonly parts: Uint8Array[] = [];
+  size = 0;
+
+  push(bytes: Uint8Array): this {
+    this.parts.push(bytes);
+    this.size += bytes.length;
+    return this;
+  }
+
+  varint(num: number, value: number | bigint): this {
+    return this.push(Uint8Array.from([...varintBytes(num * 8 + WIRE_VARINT), ...varintBytes(value)]));
+  }
+
+  bytesField(num: number, payload: Uint8Array): this {
+    this.push(Uint8Array.from([...varintBytes(num * 8 + WIRE_LEN), ...varintBytes(payload.length)]));
+    return this.push(payload);
+  }
+
+  string(num: number, text: string): this {
+    return this.bytesField(num, utf8Encoder.encode(text));
+  }
+
+  /** A nested message without copying its chunks. */
+  message(num: number, inner: Chunks): this {
+    this.push(Uint8Array.from([...varintBytes(num * 8 + WIRE_LEN), ...varintBytes(inner.size)]));
+    for (const part of inner.parts) this.push(part);
+    return this;
+  }
+
+  concat(): Uint8Array {
+    const out = new Uint8Array(this.size);
+    let offset = 0;
+    for (const part of this.parts) {
+      out.set(part, offset);
+      offset += part.length;
+    }
+    return out;
+  }
+}
+
+export function payload(field: Field): Uint8Array {
+  if (!(field.value instanceof Uint8Array)) throw new Error(`ONNX protobuf: field ${field.num} is not length-delimited`);
+  return field.value;
+}
+
+export function str(field: Field): string {
+  return utf8Decoder.decode(payload(field));
+}
+
+function int64(value: number): number {
+  return value >= 2 ** 63 ? value - 2 ** 64 : value;
+}
+
+/** Repeated int64, packed or not. */
+function readInt64s(fields: Field[], num: number): number[] {
+  const out: number[] = [];
+  for (const f of fields) {
+    if (f.num !== num) continue;
+    if (f.wire === WIRE_VARINT) out.push(int64(f.value as number));
+    else if (f.wire === WIRE_LEN) {
+      const buf = payload(f);
+      const cursor = { pos: 0 };
+      while (cursor.pos < buf.length) out.push(int64(readVarint(buf, cursor)));
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// ONNX field numbers (onnx.proto3)
+
+const MODEL = { opsetImport: 8, graph: 7 } as const;
+const OPSET = { domain: 1, version: 2 } as const;
+export const GRAPH = { node: 1, initializer: 5, input: 11, output: 12, valueInfo: 13 } as const;
+export const NODE = { input: 1, output: 2, name: 3, opType: 4, attribute: 5, domain: 7 } as const;
+export const ATTRIBUTE = { name: 1, g: 6, graphs: 11 } as const;
+const TENSOR = { dims: 1, dataType: 2, name: 8, rawData: 9 } as const;
+const VALUE_INFO = { name: 1, type: 2 } as const;
+const TYPE = { tensorType: 1 } as const;
+const TENSOR_TYPE = { elemType: 1, shape: 2 } as const;
+const SHAPE = { dim: 1 } as const;
+const DIM = { value: 1, param: 2 } as const;
+
+export const DATA_TYPE_FLOAT = 1;
+export const DATA_TYPE_INT64 = 7;
+
+// ---------------------------------------------------------------------------------------------------
+// Decoded views of the parts of a graph we look at
+
+export interface NodeView {
+  field: Field;
+  fields: Field[];
+  name: string;
+  opType: string;
+  domain: string;
+  inputs: string[];
+  outputs: string[];
+  hasSubgraph: boolean;
+}
+
+export interface InitializerView {
+  field: Field;
+  name: string;
+  dims: number[];
+  dataType: number;
+}
+
+/** A tensor dimension: a number, a symbolic name, or null when unknown. */
+export type Dim = number | string | null;
+
+export interface ValueInfoView {
+  field: Field;
+  name: string;
+  /** 0 when the value is not a tensor or its type is absent. */
+  elemType: number;
+  /** null when the shape is absent (rank unknown). */
+  dims: Dim[] | null;
+}
+
+export function viewNode(field: Field): NodeView {
+  const fields = readFields(payload(field));
+  const view: NodeView = { field, fields, name: '', opType: '', domain: '', inputs: [], outputs: [], hasSubgraph: false };
+  for (const f of fields) {
+    if (f.num === NODE.input) view.inputs.push(str(f));
+    else if (f.num === NODE.output) view.outputs.push(str(f));
+    else if (f.num === NODE.name) view.name = str(f);
+    else if (f.num === NODE.opType) view.opType = str(f);
+    else if (f.num === NODE.domain) view.domain = str(f);
+    else if (f.num === NODE.attribute && !view.hasSubgraph) {
+      view.hasSubgraph = readFields(payload(f)).some((a) => a.num === ATTRIBUTE.g || a.num === ATTRIBUTE.graphs);
+    }
+  }
+  return view;
+}
+
+export function viewInitializer(field: Field): InitializerView {
+  const fields = readFields(payload(field));
+  let name = '';
+  let dataType = 0;
+  for (const f of fields) {
+    if (f.num === TENSOR.name) name = str(f);
+    else if (f.num === TENSOR.dataType && f.wire === WIRE_VARINT) dataType = f.value as number;
+  }
+  return { field, name, dims: readInt64s(fields, TENSOR.dims), dataType };
+}
+
+export function viewValueInfo(field: Field): ValueInfoView {
+  const view: ValueInfoView = { field, name: '', elemType: 0, dims: null };
+  for (const f of readFields(payload(field))) {
+    if (f.num === VALUE_INFO.name) view.name = str(f);
+    if (f.num !== VALUE_INFO.type) continue;
+    for (const t of readFields(payload(f))) {
+      if (t.num !== TYPE.tensorType) continue;
+      for (const tt of readFields(payload(t))) {
+        if (tt.num === TENSOR_TYPE.elemType) view.elemType = tt.value as number;
+        if (tt.num !== TENSOR_TYPE.shape) continue;
+        view.dims = [];
+        for (const d of readFields(payload(tt))) {
+          if (d.num !== SHAPE.dim) continue;
+          let dim: Dim = null;
+          for (const dv of readFields(payload(d))) {
+            if (dv.num === DIM.value) dim = int64(dv.value as number);
+            else if (dv.num === DIM.param) dim = str(dv);
+          }
+          view.dims.push(dim);
+        }
+      }
+    }
+  }
+  return view;
+}
+
+export function encodeValueInfo(name: string, elemType: number, dims: Dim[] | null): Chunks {
+  const tensorType = new Chunks();
+  if (elemType) tensorType.varint(TENSOR_TYPE.elemType, elemType);
+  if (dims) {
+    const shape = new Chunks();
+    for (const d of dims) {
+      const dim = new Chunks();
+      if (typeof d === 'number') dim.varint(DIM.value, d);
+      else if (typeof d === 'string') dim.string(DIM.param, d);
+      shape.message(SHAPE.dim, dim);
+    }
+    tensorType.message(TENSOR_TYPE.shape, shape);
+  }
+  const type = new Chunks().message(TYPE.tensorType, tensorType);
+  return new Chunks().string(VALUE_INFO.name, name).message(VALUE_INFO.type, type);
+}
+
+export function encodeInt64Initializer(name: string, values: number[]): Chunks {
+  const raw = new Uint8Array(values.length * 8);
+  const view = new DataView(raw.buffer);
+  values.forEach((v, i) => view.setBigInt64(i * 8, BigInt(v), true));
+  return new Chunks().varint(TENSOR.dims, values.length).varint(TENSOR.dataType, DATA_TYPE_INT64).string(TENSOR.name, name).bytesField(TENSOR.rawData, raw);
+}
+
+export function encodeNode(opType: string, name: string, inputs: string[], outputs: string[]): Chunks {
+  const node = new Chunks();
+  for (const i of inputs) node.string(NODE.input, i);
+  for (const o of outputs) node.string(NODE.output, o);
+  return node.string(NODE.name, name).string(NODE.opType, opType);
+}
+
+/** The node with one input name replaced; every other field keeps its bytes. */
+export function renameNodeInput(node: NodeView, from: string, to: string): Chunks {
+  const out = new Chunks();
+  for (const f of node.fields) {
+    if (f.num === NODE.input && str(f) === from) out.string(NODE.input, to);
+    else out.push(f.bytes);
+  }
+  return out;
+}
+
+interface ParsedModel {
+  modelFields: Field[];
+  graphField: Field;
+  graphFields: Field[];
+}
+
+export function parseModel(model: Uint8Array): ParsedModel {
+  const modelFields = readFields(model);
+  const graphField = modelFields.find((f) => f.num === MODEL.graph && f.wire === WIRE_LEN);
+  if (!graphField) throw new Error('Not an ONNX model: ModelProto.graph not found');
+  return { modelFields, graphField, graphFields: readFields(payload(graphField)) };
+}
+
+export function defaultOpset(modelFields: Field[]): number {
+  for (const f of modelFields) {
+    if (f.num !== MODEL.opsetImport) continue;
+    let domain = '';
+    let version = 0;
+    for (const o of readFields(payload(f))) {
+      if (o.num === OPSET.domain) domain = str(o);
+      if (o.num === OPSET.version) version = o.value as number;
+    }
+    if (domain === '' || domain === 'ai.onnx') return version;
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Public API
+
+export interface GraphValue {
+  name: string;
+  /** ONNX TensorProto.DataType (1 = float, 7 = int64, ...); 0 if not declared. */
+  elemType: number;
+  dims: Dim[] | null;
+}
+
+export interface GraphListing {
+  inputs: GraphValue[];
+  outputs: GraphValue[];
+  nodes: { name: string; opType: string; inputs: string[]; outputs: string[] }[];
+  initializers: { name: string; dims: number[]; dataType: number }[];
+}
+
+/** Inputs, outputs, nodes and initializers of a model's main graph (for tests and debugging). */
+export function listGraph(model: Uint8Array): GraphListing {
+  const { graphFields } = parseModel(model);
+  const listing: GraphListing = { inputs: [], outputs: [], nodes: [], initializers: [] };
+  for (const f of graphFields) {
+    if (f.num === GRAPH.node) {
+      const { name, opType, inputs, outputs } = viewNode(f);
+      listing.nodes.push({ name, opType, inputs, outputs });
+    } else if (f.num === GRAPH.initializer) {
+      const { name, dims, dataType } = viewInitializer(f);
+      listing.initializers.push({ name, dims, dataType });
+    } else if (f.num === GRAPH.input || f.num === GRAPH.output) {
+      const { name, elemType, dims } = viewValueInfo(f);
+      (f.num === GRAPH.input ? listing.inputs : listing.outputs).push({ name, elemType, dims });
+    }
+  }
+  return listing;
+}
+
+/** Reads and writes a model back without changes; the result equals the input byte-for-byte. */
+export function roundTripModel(model: Uint8Array): Uint8Array {
+  const { modelFields, graphFields } = parseModel(model);
+  return modelWithGraph(modelFields, graphChunks(graphFields));
+}
+
+/** The model's bytes with its graph replaced by `graph`; every other field as it was read. */
+export function modelWithGraph(modelFields: Field[], graph: Chunks): Uint8Array {
+  const out = new Chunks();
+  for (const f of modelFields) {
+    if (f.num === MODEL.graph) out.message(MODEL.graph, graph);
+    else out.push(f.bytes);
+  }
+  return out.concat();
+}
+
+function graphChunks(fields: Field[]): Chunks {
+  const out = new Chunks();
+  for (const f of fields) out.push(f.bytes);
+  return out;
+}

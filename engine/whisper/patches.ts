@@ -1,0 +1,333 @@
+/**
+ * The Whisper graph patches: the encoder runs on windows shorter than 30 s and exposes intermediate
+ * tensors; the decoder takes its self-attention mask and token positions as inputs (a sequence, a tree
+ * of tokens, or beams in one cache) and begins any run after a window's first from that window's
+ * cross-attention cache. Built on the protobuf reader/writer of engine/onnx/protobuf.ts.
+ */
+import { FULL_FRAMES } from './features';
+import {
+  ATTRIBUTE,
+  Chunks,
+  DATA_TYPE_FLOAT,
+  DATA_TYPE_INT64,
+  GRAPH,
+  NODE,
+  defaultOpset,
+  encodeInt64Initializer,
+  encodeNode,
+  encodeValueInfo,
+  modelWithGraph,
+  parseModel,
+  payload,
+  readFields,
+  renameNodeInput,
+  str,
+  viewInitializer,
+  viewNode,
+  viewValueInfo,
+  type Dim,
+  type Field,
+  type InitializerView,
+  type NodeView,
+  type ValueInfoView,
+} from '../onnx/protobuf';
+
+export interface PatchWhisperEncoderOptions {
+  /** Slice the positional embedding to the actual frame count so input_features may be [1, n_mels, T < 3000]. */
+  dynamicFrames: boolean;
+  /** Intermediate tensors to expose as extra graph outputs, e.g. '/layers.1/Add_1_output_0'. */
+  extraOutputs?: string[];
+  /**
+   * Keep only `extraOutputs` as graph outputs: nodes and initializers they do not need are removed.
+   * onnxruntime runs every node whatever is fetched, so this is how an early block costs only itself.
+   */
+  extraOutputsOnly?: boolean;
+}
+
+/** Positions of Whisper's 30 s window after the stride-2 convolution, and mel frames before it. */
+const WHISPER_FRAMES = FULL_FRAMES;
+const WHISPER_POSITIONS = FULL_FRAMES / 2;
+const PREFIX = '/localscribe/pos_slice';
+
+/**
+ * Patches a Whisper encoder ONNX model (transformers.js / optimum export) so that it accepts
+ * input_features [1, n_mels, T] for any even T ≤ 3000, drops the encoder_attentions.* outputs and can
+ * expose intermediate tensors. Throws an Error naming what it could not find in a non-Whisper graph.
+ */
+export function patchWhisperEncoder(model: Uint8Array, options: PatchWhisperEncoderOptions): Uint8Array {
+  const { modelFields, graphFields } = parseModel(model);
+
+  const nodes: NodeView[] = [];
+  const initializers = new Map<string, InitializerView>();
+  const valueInfos = new Map<string, ValueInfoView>();
+  const outputs: ValueInfoView[] = [];
+  const inputs: ValueInfoView[] = [];
+  for (const f of graphFields) {
+    if (f.num === GRAPH.node) nodes.push(viewNode(f));
+    else if (f.num === GRAPH.initializer) {
+      const init = viewInitializer(f);
+      initializers.set(init.name, init);
+    } else if (f.num === GRAPH.valueInfo) {
+      const vi = viewValueInfo(f);
+      valueInfos.set(vi.name, vi);
+    } else if (f.num === GRAPH.output) outputs.push(viewValueInfo(f));
+    else if (f.num === GRAPH.input) inputs.push(viewValueInfo(f));
+  }
+
+  const inputFeatures = inputs.find((i) => i.name === 'input_features');
+  if (!inputFeatures) throw new Error('Not a Whisper encoder: graph input "input_features" not found');
+  if (!outputs.some((o) => o.name === 'last_hidden_state')) {
+    throw new Error('Not a Whisper encoder: graph output "last_hidden_state" not found');
+  }
+
+  // Graph-level edits, keyed by the original field they replace or precede.
+  const replaced = new Map<Field, Chunks | null>();
+  const insertBefore = new Map<Field, Chunks[]>();
+  const newInitializers: Chunks[] = [];
+  const newOutputs: Chunks[] = [];
+  /** Existing tensors the inserted nodes read (they are not in `nodes`). */
+  const insertedReads: string[] = [];
+
+  if (options.dynamicFrames) {
+    if (defaultOpset(modelFields) < 10) throw new Error('Whisper encoder patch needs ONNX opset >= 10 (Slice with inputs)');
+    const { add, posName, otherName, axis } = findPositionalAdd(nodes, initializers);
+    const shape = `${PREFIX}/shape`;
+    const length = `${PREFIX}/length`;
+    const sliced = `${PREFIX}/positions`;
+    const idx = `${PREFIX}/idx`;
+    const starts = `${PREFIX}/starts`;
+    const axes = `${PREFIX}/axes`;
+    newInitializers.push(encodeInt64Initializer(idx, [1]), encodeInt64Initializer(starts, [0]), encodeInt64Initializer(axes, [axis]));
+    insertBefore.set(add.field, [
+      encodeNode('Shape', `${PREFIX}/Shape`, [otherName], [shape]),
+      encodeNode('Gather', `${PREFIX}/Gather`, [shape, idx], [length]),
+      encodeNode('Slice', `${PREFIX}/Slice`, [posName, starts, length, axes], [sliced]),
+    ]);
+    replaced.set(add.field, renameNodeInput(add, posName, sliced));
+    insertedReads.push(posName, otherName);
+
+    // Static 3000/1500 sizes would contradict a shorter window: relax them on the graph's inputs and
+    // outputs, and drop value_info entries that carry them (ORT re-infers those).
+    for (const vi of [...inputs, ...outputs]) {
+      const relaxed = relaxWindowDims(vi.dims);
+      if (relaxed !== vi.dims) replaced.set(vi.field, encodeValueInfo(vi.name, vi.elemType, relaxed));
+    }
+    for (const vi of valueInfos.values()) {
+      if (relaxWindowDims(vi.dims) !== vi.dims) replaced.set(vi.field, null);
+    }
+  }
+
+  const extra = options.extraOutputs ?? [];
+  if (options.extraOutputsOnly && extra.length === 0) throw new Error('Whisper encoder patch: extraOutputsOnly needs extraOutputs');
+  for (const o of outputs) {
+    if (o.name.startsWith('encoder_attentions.') || options.extraOutputsOnly) replaced.set(o.field, null);
+  }
+
+  if (extra.length > 0) {
+    const produced = new Set(nodes.flatMap((n) => n.outputs));
+    const declared = new Set(outputs.map((o) => o.name));
+    for (const name of extra) {
+      if (!produced.has(name)) throw new Error(`Whisper encoder patch: no node produces "${name}"`);
+      if (declared.has(name) && !options.extraOutputsOnly) continue;
+      const vi = valueInfos.get(name);
+      // Without value_info ORT still needs an element type; every activation of the encoder is float.
+      const elemType = vi?.elemType || 1;
+      const dims = vi ? relaxWindowDims(vi.dims) : null;
+      newOutputs.push(encodeValueInfo(name, elemType, dims));
+    }
+  }
+
+  const keptOutputs = new Set(
+    outputs.filter((o) => replaced.get(o.field) !== null).map((o) => o.name).concat(extra),
+  );
+  const dead = new Set(deadNodes(nodes, keptOutputs));
+  for (const node of dead) replaced.set(node.field, null);
+  if (dead.size > 0) {
+    // initializers only dead nodes read would still be loaded into memory: drop them too
+    const read = new Set(nodes.filter((n) => !dead.has(n)).flatMap((n) => n.inputs));
+    for (const name of insertedReads) read.add(name);
+    for (const init of initializers.values()) if (!read.has(init.name) && !keptOutputs.has(init.name)) replaced.set(init.field, null);
+  }
+
+  const graph = new Chunks();
+  let lastKind = -1;
+  const flushAfter = (kind: number): void => {
+    if (lastKind === GRAPH.initializer && kind !== GRAPH.initializer) for (const c of newInitializers.splice(0)) graph.message(GRAPH.initializer, c);
+    if (lastKind === GRAPH.output && kind !== GRAPH.output) for (const c of newOutputs.splice(0)) graph.message(GRAPH.output, c);
+  };
+  for (const f of graphFields) {
+    flushAfter(f.num);
+    lastKind = f.num;
+    for (const c of insertBefore.get(f) ?? []) graph.message(GRAPH.node, c);
+    const edit = replaced.get(f);
+    if (edit === undefined) graph.push(f.bytes);
+    else if (edit !== null) graph.message(f.num, edit);
+  }
+  for (const c of newInitializers) graph.message(GRAPH.initializer, c);
+  for (const c of newOutputs) graph.message(GRAPH.output, c);
+
+  return modelWithGraph(modelFields, graph);
+}
+
+function findPositionalAdd(
+  nodes: NodeView[],
+  initializers: Map<string, InitializerView>,
+): { add: NodeView; posName: string; otherName: string; axis: number } {
+  const matches: { add: NodeView; posName: string; otherName: string; axis: number }[] = [];
+  for (const node of nodes) {
+    if (node.opType !== 'Add' || node.domain !== '' || node.inputs.length !== 2) continue;
+    node.inputs.forEach((name, i) => {
+      const dims = initializers.get(name)?.dims;
+      if (!dims) return;
+      const axis = dims.length === 2 ? 0 : dims.length === 3 && dims[0] === 1 ? 1 : -1;
+      if (axis < 0 || dims[axis] !== WHISPER_POSITIONS) return;
+      matches.push({ add: node, posName: name, otherName: node.inputs[1 - i] ?? '', axis });
+    });
+  }
+  if (matches.length === 0) {
+    throw new Error(`Not a Whisper encoder: no Add with a [${WHISPER_POSITIONS}, d] positional-embedding initializer found`);
+  }
+  if (matches.length > 1) {
+    throw new Error(`Whisper encoder patch: ${matches.length} Adds with a ${WHISPER_POSITIONS}-position initializer; expected one`);
+  }
+  return matches[0]!;
+}
+
+/** The dims with static 3000/1500 window sizes made symbolic; the same array if there were none. */
+function relaxWindowDims(dims: Dim[] | null): Dim[] | null {
+  if (!dims?.some((d) => d === WHISPER_FRAMES || d === WHISPER_POSITIONS)) return dims;
+  return dims.map((d) => (d === WHISPER_FRAMES ? 'frames' : d === WHISPER_POSITIONS ? 'positions' : d));
+}
+
+/** Nodes none of whose outputs reach a kept graph output (none if any node carries a subgraph). */
+function deadNodes(nodes: NodeView[], keptOutputs: Set<string>): NodeView[] {
+  if (nodes.some((n) => n.hasSubgraph)) return [];
+  const needed = new Set(keptOutputs);
+  const dead: NodeView[] = [];
+  for (let i = nodes.length - 1; i >= 0; i--) {
+    const node = nodes[i]!;
+    if (node.outputs.some((o) => needed.has(o))) for (const input of node.inputs) needed.add(input);
+    else dead.push(node);
+  }
+  return dead;
+}
+
+/** Prefix of every name patchWhisperDecoder adds to the graph. */
+const PATCH = '/localscribe/patch';
+
+/** The decoder input added by patchWhisperDecoder: the first position whose logits are computed. */
+export const LOGITS_FROM = 'logits_from';
+
+/**
+ * The decoder input added by patchWhisperDecoder: the cached branch's additive self-attention mask,
+ * float [new tokens, past + new tokens] (0 where a new token may see a key, -1e9 where not).
+ */
+export const SELF_MASK = 'self_mask';
+
+/** The decoder input added by patchWhisperDecoder: the cached branch's position of each new token, int64 [new tokens]. */
+export const TOKEN_POSITIONS = 'token_positions';
+
+/**
+ * Patches a Whisper merged decoder (transformers.js / optimum export: an If on use_cache_branch):
+ * - its cached branch takes its self-attention mask (SELF_MASK) and its tokens' positions
+ *   (TOKEN_POSITIONS) as inputs. The export traced that branch with one new token, so it has no mask:
+ *   several tokens after a cache (or after an empty one) would each see the tokens after it. A causal
+ *   mask lets a pass begin from the window's cross-attention cache with all its prompt tokens at once;
+ *   a tree's mask and positions let one run score many continuations of one prefix (model-rank.ts);
+ * - both branches compute logits only from position LOGITS_FROM (an int64 [1] input) on: a 120-token
+ *   prompt's rows over the 51,865-token vocabulary cost more than the rest of its decoder run.
+ */
+export function patchWhisperDecoder(model: Uint8Array): Uint8Array {
+  const { modelFields, graphFields } = parseModel(model);
+  const ifs = graphFields.filter((f) => f.num === GRAPH.node).map(viewNode).filter((n) => n.opType === 'If' && n.inputs[0] === 'use_cache_branch');
+  if (ifs.length !== 1) throw new Error('Not a Whisper merged decoder: no If on use_cache_branch');
+  const ifNode = ifs[0]!;
+  const inputNames = graphFields.filter((f) => f.num === GRAPH.input).map((f) => viewValueInfo(f).name);
+  const pastKey = 'past_key_values.0.decoder.key';
+  if (!inputNames.includes('input_ids') || !inputNames.includes(pastKey)) throw new Error(`Not a Whisper merged decoder: inputs input_ids and ${pastKey} not found`);
+
+  const name = (part: string) => `${PATCH}/${part}`;
+  const initializers = [encodeInt64Initializer(name('end'), [Number.MAX_SAFE_INTEGER]), encodeInt64Initializer(name('axis'), [1])];
+
+  let masked = 0;
+  let positioned = 0;
+  let sliced = 0;
+  const attribute = (field: Field): Chunks | null => {
+    const fields = readFields(payload(field));
+    const attrName = fields.find((f) => f.num === ATTRIBUTE.name);
+    const graph = fields.find((f) => f.num === ATTRIBUTE.g);
+    if (!attrName || !graph) return null;
+    const cached = str(attrName) === 'then_branch';
+    const out = new Chunks();
+    for (const f of fields) {
+      if (f !== graph) out.push(f.bytes);
+      else out.message(ATTRIBUTE.g, patchedBranch(readFields(payload(graph)), cached));
+    }
+    return out;
+  };
+  const isPositionSlice = (node: NodeView) => node.opType === 'Slice' && node.name === '/model/decoder/embed_positions/Slice';
+  const patchedBranch = (branch: Field[], cached: boolean): Chunks => {
+    // what computed the sliced positions' bounds is left with no use once the slice is a Gather
+    const views = new Map(branch.filter((f) => f.num === GRAPH.node).map((f) => [f, viewNode(f)]));
+    const outputs = new Set(branch.filter((f) => f.num === GRAPH.output).map((f) => viewValueInfo(f).name));
+    const after = [...views.values()].map((n) => (cached && isPositionSlice(n) ? { ...n, inputs: [n.inputs[0]!, TOKEN_POSITIONS] } : n));
+    const unused = new Set(deadNodes(after, outputs).map((n) => n.field));
+    const out = new Chunks();
+    for (const f of branch) {
+      const node = views.get(f);
+      if (!node) {
+        out.push(f.bytes);
+        continue;
+      }
+      if (unused.has(f)) continue;
+      if (cached && node.opType === 'Softmax' && /\/self_attn\/Softmax$/.test(node.name)) {
+        const scores = node.inputs[0]!;
+        const maskedScores = `${scores}${PATCH}`;
+        out.message(GRAPH.node, encodeNode('Add', `${node.name}${PATCH}`, [scores, SELF_MASK], [maskedScores]));
+        out.message(GRAPH.node, renameNodeInput(node, scores, maskedScores));
+        masked++;
+      } else if (cached && isPositionSlice(node)) {
+        // rows past..past+new of the positional embedding, as the export slices them, become rows TOKEN_POSITIONS
+        out.message(GRAPH.node, encodeNode('Gather', `${node.name}${PATCH}`, [node.inputs[0]!, TOKEN_POSITIONS], [node.outputs[0]!]));
+        positioned++;
+      } else if (node.outputs[0] === 'logits' && node.opType === 'MatMul') {
+        const hidden = node.inputs[0]!;
+        const kept = `${hidden}${PATCH}/from`;
+        out.message(GRAPH.node, encodeNode('Slice', `${node.name}${PATCH}/Slice`, [hidden, LOGITS_FROM, name('end'), name('axis')], [kept]));
+        out.message(GRAPH.node, renameNodeInput(node, hidden, kept));
+        sliced++;
+      } else out.push(f.bytes);
+    }
+    return out;
+  };
+
+  const node = new Chunks();
+  for (const f of ifNode.fields) {
+    const edited = f.num === NODE.attribute ? attribute(f) : null;
+    if (edited) node.message(NODE.attribute, edited);
+    else node.push(f.bytes);
+  }
+  if (masked === 0) throw new Error('Whisper decoder patch: no self-attention Softmax in the cached branch');
+  if (positioned !== 1) throw new Error(`Whisper decoder patch: expected one positional-embedding Slice in the cached branch, found ${positioned}`);
+  if (sliced !== 2) throw new Error(`Whisper decoder patch: expected a MatMul giving the logits in each branch, found ${sliced}`);
+
+  const graph = new Chunks();
+  let [initializersPlaced, inputPlaced] = [false, false];
+  for (const f of graphFields) {
+    if (f.num === GRAPH.initializer && !initializersPlaced) {
+      for (const c of initializers) graph.message(GRAPH.initializer, c);
+      initializersPlaced = true;
+    }
+    if (f.num === GRAPH.input && !inputPlaced) {
+      graph.message(GRAPH.input, encodeValueInfo(LOGITS_FROM, DATA_TYPE_INT64, [1]));
+      graph.message(GRAPH.input, encodeValueInfo(SELF_MASK, DATA_TYPE_FLOAT, ['new', 'keys']));
+      graph.message(GRAPH.input, encodeValueInfo(TOKEN_POSITIONS, DATA_TYPE_INT64, ['new']));
+      inputPlaced = true;
+    }
+    if (f === ifNode.field) graph.message(GRAPH.node, node);
+    else graph.push(f.bytes);
+  }
+  if (!initializersPlaced) for (const c of initializers) graph.message(GRAPH.initializer, c);
+
+  return modelWithGraph(modelFields, graph);
+}
