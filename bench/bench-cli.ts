@@ -6,7 +6,7 @@ const USAGE = `npm run bench [-- --out FILE --threads N[,N] --clips PATTERN --mo
   --clips   comma-separated globs over folder/file (default: en/* with language=en, plus
             long/wts_radio_short_fr.mp3 with language=fr)
   --threads WASM threads, a list runs each (default: 1,2)
-  --model   whisper-tiny and/or whisper-base (default: both)
+  --model   whisper-tiny, whisper-base and/or whisper-small (default: whisper-tiny,whisper-base)
   --side    run one side only (default: both)
   --timeout seconds per clip (default: 60 + 4 x the clip's duration)`;
 

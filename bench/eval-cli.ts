@@ -4,7 +4,7 @@ const USAGE = `npm run eval [-- --data DIR --model NAME[,NAME] --params QUERY --
   Transcribes every clip of the manifests under DIR (en/ multi/ diar/ bias/ long/) with this library
   in headless Chromium and prints WER (CER for zh/ja/ko) per folder and the real-time factor.
   --data    evaluation set laid out like ../shared/eval (default: STS_EVAL_DIR or ../shared/eval)
-  --model   whisper-tiny and/or whisper-base (default: both)
+  --model   whisper-tiny, whisper-base and/or whisper-small (default: whisper-tiny,whisper-base)
   --params  spec query parameters for every clip, e.g. "language=en&include_words=true"
             (default: language=en for en/, nothing for the other folders)
   --out     JSON file: one entry per clip and model {folder, file, transcript, wall_ms, audio_ms, model}

@@ -7,12 +7,17 @@ export const SAMPLE_RATE = 16_000;
 /** bias_strength when a request names none: see engine/biasing/phrases/processor.ts for what it adds. */
 export const DEFAULT_BIAS_STRENGTH = 0.45;
 
-export type ModelName = 'whisper-tiny' | 'whisper-base';
+/** The Whisper models the library ships manifests for (scripts/model-manifest.mjs), smallest first. */
+export const MODEL_NAMES = ['whisper-tiny', 'whisper-base', 'whisper-small'] as const;
+export type ModelName = (typeof MODEL_NAMES)[number];
 export type BackendChoice = 'auto' | 'wasm' | 'webgpu';
 export type FillerMode = 'clean' | 'natural' | 'verbatim';
 
 export interface EngineConfig {
-  /** Absolute URL of the folder holding whisper-tiny/, whisper-base/, silero-vad/ and manifest.json. */
+  /**
+   * Absolute URL of the folder holding the model's own folder (whisper-tiny/, whisper-base/ or
+   * whisper-small/), silero-vad/ and manifest.json; diarizing with tiny or small also reads whisper-base/'s encoder.
+   */
   modelBaseUrl: string;
   /** Absolute URL of the folder holding onnxruntime-web's .wasm files; '' for the ones bundled beside it. */
   wasmBaseUrl: string;

