@@ -1,4 +1,5 @@
 import type { EngineToken } from '../protocol';
+import { ENCODER_FRAME_MS } from '../whisper/features';
 import type { WhisperVocabulary } from '../whisper/tokenizer';
 import type { GeneratedToken } from '../whisper/generate';
 
@@ -9,7 +10,7 @@ export interface TimedSegment {
   tokens: GeneratedToken[];
 }
 
-const TS_STEP = 0.02;
+const TS_STEP = ENCODER_FRAME_MS / 1000;
 
 /**
  * Splits a timestamped generation into segments at timestamp pairs: <|t0|> text <|t1|><|t1|> text <|t2|> ...

@@ -1,3 +1,4 @@
+import { SAMPLE_RATE } from '../../engine/protocol';
 import { ApiError, invalidAudio, invalidParam } from '../api/errors';
 import { planarSource } from './downmix';
 import { finiteSource } from './finite';
@@ -7,6 +8,7 @@ import { interleavedSource, BYTES_PER_SAMPLE, type SampleFormat } from './pcm';
 import { resample, resampledLength } from './resample';
 import type { MonoSource } from './source';
 import { sniff, type Sniffed } from './sniff';
+import { decodeStreamed } from './stream-decode';
 import { parseWav } from './wav';
 import { channelsOf, decodeWithWebAudio } from './webaudio';
 
@@ -28,12 +30,18 @@ export interface DecodeOptions {
    * header or byte count before anything is decoded or resampled where the format allows.
    */
   maxAudioSeconds?: number;
+  /**
+   * How compressed formats are decoded: 'stream' (the default) in chunks with WebCodecs, falling
+   * back to WebAudio where that cannot; 'webaudio' always whole with decodeAudioData (kept for
+   * comparisons and memory measurements: src/audio/README.md "Memory").
+   */
+  compressedDecoder?: 'stream' | 'webaudio';
 }
 
 export { DEFAULT_MAX_AUDIO_SECONDS } from './limit';
 
-/** The rate every decoded signal ends at (Whisper's). */
-export const TARGET_RATE = 16000;
+/** The rate every decoded signal ends at: the engine's (Whisper's). */
+export const TARGET_RATE = SAMPLE_RATE;
 /**
  * Rate WebAudio decodes compressed formats to. Chromium's own resampler, asked for 16 kHz directly,
  * loses 3 dB at 6.5 kHz (test/browser/audio-resampler.test.ts); at 32 kHz its roll-off lies above
@@ -143,6 +151,17 @@ export async function decodeAudio(bytes: ArrayBuffer, options: DecodeOptions): P
 
   const expected = checkBeforeDecode(found.container, u8);
   checkAudioLength(expected.lengthHint ?? expected.duration, maxSeconds, `the ${found.label} file declares`);
+  if (options.compressedDecoder !== 'webaudio') {
+    const streamed = await decodeStreamed(u8, TARGET_RATE, {
+      maxSeconds,
+      what: `the ${found.label} file`,
+      expectedSeconds: expected.lengthHint ?? expected.duration,
+    });
+    if (streamed) {
+      checkAfterDecode(expected, streamed.seconds);
+      return streamed.samples;
+    }
+  }
   let buffer: AudioBuffer;
   try {
     buffer = await decodeWithWebAudio(bytes, WEBAUDIO_RATE);

@@ -83,8 +83,49 @@ function makeKernel(inRate: number, outRate: number): Kernel {
   };
 }
 
+/**
+ * The filter for one rate pair: output sample n sits at input position n·M/L; with base =
+ * floor(n·M/L) it is dot(coeffs(n·M − base·L), input from base − half + 1, taps). Shared by the
+ * pull resampler below and the push one (stream-resample.ts), so both give the same samples.
+ */
+export interface Polyphase {
+  /** Phases (outRate / gcd). */
+  L: number;
+  /** Input step per output, in units of 1/L (inRate / gcd). */
+  M: number;
+  taps: number;
+  half: number;
+  /** The taps of phase k in [0, L); the array may be reused by the next call. */
+  coeffs(k: number): Float32Array;
+}
+
+export function polyphase(inRate: number, outRate: number): Polyphase {
+  const g = gcd(inRate, outRate);
+  const L = outRate / g;
+  const M = inRate / g;
+  const kernel = makeKernel(inRate, outRate);
+  const { taps, half } = kernel;
+  if (L * taps <= MAX_BANK) {
+    const bank: Float32Array[] = [];
+    for (let k = 0; k < L; k++) {
+      const c = new Float32Array(taps);
+      kernel.fill(k / L, c);
+      bank.push(c);
+    }
+    return { L, M, taps, half, coeffs: (k) => bank[k]! };
+  }
+  const scratch = new Float32Array(taps);
+  return {
+    L, M, taps, half,
+    coeffs(k) {
+      kernel.fill(k / L, scratch);
+      return scratch;
+    },
+  };
+}
+
 /** Σ c[j]·x[o+j] over `taps` (a multiple of 2); four partial sums let the JIT pipeline the loop. */
-function dot(c: Float32Array, x: Float32Array, o: number, taps: number): number {
+export function dot(c: Float32Array, x: Float32Array, o: number, taps: number): number {
   let a0 = 0;
   let a1 = 0;
   let a2 = 0;
@@ -139,24 +180,11 @@ export async function resample(source: MonoSource, outRate: number, options: Res
     }
     return out;
   }
-  const g = gcd(inRate, outRate);
-  const L = outRate / g; // phases
-  const M = inRate / g; // input step per output, in units of 1/L
-  const kernel = makeKernel(inRate, outRate);
-  const { taps, half } = kernel;
+  const { L, M, taps, half, coeffs } = polyphase(inRate, outRate);
   // Reads of the block after [.., n1) start at floor(n1·M/L) − half + 1, which must be ≥ n1.
   if (options.into && Math.floor((BLOCK * M) / L) - half + 1 < BLOCK) {
     throw new Error(`resample: cannot write in place from ${inRate} Hz to ${outRate} Hz`);
   }
-  const bank: Float32Array[] | undefined = L * taps <= MAX_BANK ? [] : undefined;
-  if (bank) {
-    for (let k = 0; k < L; k++) {
-      const c = new Float32Array(taps);
-      kernel.fill(k / L, c);
-      bank.push(c);
-    }
-  }
-  const scratchCoeffs = new Float32Array(taps);
   const inLen = source.length;
   let scratch = new Float32Array(0);
 
@@ -174,14 +202,7 @@ export async function resample(source: MonoSource, outRate: number, options: Res
     for (let n = n0; n < n1; n++) {
       const pos = n * M;
       const base = Math.floor(pos / L);
-      const phase = pos - base * L;
-      let c: Float32Array;
-      if (bank) c = bank[phase]!;
-      else {
-        kernel.fill(phase / L, scratchCoeffs);
-        c = scratchCoeffs;
-      }
-      out[n] = dot(c, scratch, base - half + 1 - first, taps);
+      out[n] = dot(coeffs(pos - base * L), scratch, base - half + 1 - first, taps);
     }
     if (performance.now() - lastYield > YIELD_MS) {
       await breathe();

@@ -1,0 +1,107 @@
+import { ADTS, AudioSampleSink, BufferSource, FLAC, Input, MATROSKA, MP3, MP4, OGG, QTFF, WEBM, type AudioSample } from 'mediabunny';
+import { ApiError } from '../api/errors';
+import { checkAudioLength } from './limit';
+import { SampleBuffer } from './sample-buffer';
+import { StreamResampler } from './stream-resample';
+
+/**
+ * Compressed audio decoded chunk by chunk: mediabunny demuxes the container into packets,
+ * WebCodecs `AudioDecoder` (through mediabunny's AudioSampleSink, which keeps only a few decoded
+ * chunks in flight) decodes them, and each chunk is downmixed and pushed through the streaming
+ * resampler straight into the 16 kHz output. The output is the only full-length buffer; the
+ * source-rate decode never exists whole (WebAudio's decodeAudioData holds all of it).
+ */
+
+/** The containers handed to mediabunny (WAV has its own reader; HLS and MPEG-TS are not accepted inputs). */
+const FORMATS = [MP4, QTFF, WEBM, MATROSKA, OGG, MP3, ADTS, FLAC];
+
+/**
+ * Output slack over the declared duration, so a file decoding slightly longer than its header
+ * says (priming samples, rounding) never makes the buffer grow. Chosen by hand, not measured:
+ * 1 % plus one second costs 2.3 MB per hour.
+ */
+const SLACK = 1.01;
+/** Assumed length when the container declares none (the buffer grows by half when exceeded). */
+const UNKNOWN_SECONDS = 600;
+
+export interface StreamOptions {
+  /** Longest audio accepted; more decoded than this throws the 413 of checkAudioLength. */
+  maxSeconds: number;
+  /** Names the file in the 413 detail, e.g. 'the MP3 file'. */
+  what: string;
+  /** Declared duration in seconds (0 or undefined: unknown), to size the output. */
+  expectedSeconds?: number;
+}
+
+export interface Streamed {
+  samples: Float32Array;
+  /** Seconds decoded, at the source rate (for the truncation check). */
+  seconds: number;
+}
+
+/** Averages the planes of `sample` from frame `skip` on into `mono` (returned view). */
+function downmix(sample: AudioSample, skip: number, mono: Float32Array, plane: Float32Array): Float32Array {
+  const frames = sample.numberOfFrames - skip;
+  const out = mono.subarray(0, frames);
+  const ch = sample.numberOfChannels;
+  for (let c = 0; c < ch; c++) {
+    const dest = c === 0 ? out : plane.subarray(0, frames);
+    sample.copyTo(dest, { planeIndex: c, format: 'f32-planar', frameOffset: skip, frameCount: frames });
+    if (c > 0) for (let i = 0; i < frames; i++) out[i]! += dest[i]!;
+  }
+  if (ch > 1) for (let i = 0; i < frames; i++) out[i]! /= ch;
+  return out;
+}
+
+/**
+ * Decodes `bytes` to `outRate` mono. Resolves null when this path cannot: no AudioDecoder here, a
+ * container or codec mediabunny or the decoder does not take, a decoder error, a change of sample
+ * rate mid-stream, or nothing decoded; the caller then falls back to WebAudio (which also gives
+ * the established error details for damaged files). Throws only the 413 of the length limit.
+ * Does not take ownership of `bytes`.
+ */
+export async function decodeStreamed(bytes: Uint8Array, outRate: number, options: StreamOptions): Promise<Streamed | null> {
+  if (typeof AudioDecoder === 'undefined') return null;
+  const input = new Input({ source: new BufferSource(bytes), formats: FORMATS });
+  try {
+    const track = await input.getPrimaryAudioTrack();
+    if (!track || !(await track.canDecode())) return null;
+    const declared = options.expectedSeconds || (await input.getDurationFromMetadata([track])) || UNKNOWN_SECONDS;
+    const output = new SampleBuffer(declared * outRate * SLACK + outRate);
+    let resampler: StreamResampler | undefined;
+    let rate = 0;
+    let frames = 0;
+    let mono = new Float32Array(0);
+    let plane = new Float32Array(0);
+    for await (const sample of new AudioSampleSink(track).samples()) {
+      try {
+        if (!resampler) {
+          rate = sample.sampleRate;
+          resampler = new StreamResampler(rate, outRate, (block) => output.append(block));
+        } else if (sample.sampleRate !== rate) return null;
+        // Priming samples (an MP4 edit list, Opus pre-skip) come with negative timestamps: drop them.
+        const skip = sample.timestamp < 0 ? Math.min(sample.numberOfFrames, Math.round(-sample.timestamp * rate)) : 0;
+        const n = sample.numberOfFrames - skip;
+        if (n <= 0) continue;
+        if (mono.length < n) {
+          mono = new Float32Array(n);
+          plane = new Float32Array(n);
+        }
+        resampler.push(downmix(sample, skip, mono, plane));
+        frames += n;
+        checkAudioLength(frames / rate, options.maxSeconds, `decoding found that ${options.what} holds over`);
+      } finally {
+        sample.close();
+      }
+    }
+    if (!resampler || frames === 0) return null;
+    resampler.finish();
+    if (output.size === 0) return null;
+    return { samples: output.take(), seconds: frames / rate };
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    return null;
+  } finally {
+    input.dispose();
+  }
+}
