@@ -69,6 +69,7 @@ export async function runBench(options: Map<string, string>): Promise<number> {
   const evalDir = process.env.STS_EVAL_DIR!;
   const models = splitList(options.get('model') ?? 'whisper-tiny,whisper-base');
   const threadCounts = splitList(options.get('threads') ?? '1,2').map(Number);
+  const decoding = options.get('decoding') as 'fast' | 'accurate' | undefined;
   if (threadCounts.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('--threads: positive integers');
   const sides: Side[] = options.has('side') ? [options.get('side') as Side] : ['ours', 'peer'];
   if (sides.some((s) => s !== 'ours' && s !== 'peer')) throw new Error('--side: ours or peer');
@@ -93,6 +94,7 @@ export async function runBench(options: Map<string, string>): Promise<number> {
             side,
             model,
             threads,
+            ...(decoding && side === 'ours' ? { decoding } : {}),
             input: 'pcm',
             paramsFor,
             timeoutMs: timeout ? Number(timeout) * 1000 : null,
