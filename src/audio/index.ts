@@ -32,10 +32,11 @@ export interface DecodeOptions {
   maxAudioSeconds?: number;
   /**
    * How compressed formats are decoded: 'stream' (the default) in chunks with WebCodecs, falling
-   * back to WebAudio where that cannot; 'webaudio' always whole with decodeAudioData (kept for
-   * comparisons and memory measurements: src/audio/README.md "Memory").
+   * back to WebAudio where that cannot; 'webaudio' always whole with decodeAudioData; 'stream-only'
+   * never falls back (throws where the streaming path declines). The last two are for comparisons
+   * and memory measurements (src/audio/README.md "Memory").
    */
-  compressedDecoder?: 'stream' | 'webaudio';
+  compressedDecoder?: 'stream' | 'webaudio' | 'stream-only';
 }
 
 export { DEFAULT_MAX_AUDIO_SECONDS } from './limit';
@@ -156,11 +157,13 @@ export async function decodeAudio(bytes: ArrayBuffer, options: DecodeOptions): P
       maxSeconds,
       what: `the ${found.label} file`,
       expectedSeconds: expected.lengthHint ?? expected.duration,
+      ...(expected.trim && { trim: expected.trim }),
     });
     if (streamed) {
       checkAfterDecode(expected, streamed.seconds);
       return streamed.samples;
     }
+    if (options.compressedDecoder === 'stream-only') throw new Error(`the streaming decoder declined this ${found.label} file`);
   }
   let buffer: AudioBuffer;
   try {

@@ -17,6 +17,32 @@ export interface Expectation {
   lengthHint?: number;
   /** The audio codec's code where the container names it (MP4 sample entry), for error details. */
   codec?: string;
+  /**
+   * Decoded frames to drop at the start and to keep after them, where the file says (an MP3's LAME
+   * tag: encoder delay and padding). WebAudio applies it itself; a WebCodecs decoder does not.
+   */
+  trim?: { skip: number; keep: number };
+}
+
+/** The MP3 decoder's own delay in samples, which players add to the LAME tag's encoder delay (as ffmpeg does). */
+const MP3_DECODER_DELAY = 529;
+
+/**
+ * Encoder delay and padding from the LAME tag after a Xing/Info header (at `xing`), written by
+ * LAME and by ffmpeg: 9 bytes of encoder name, 12 bytes of other fields, then delay and padding as
+ * two 12-bit numbers. `frames` is the Xing frame count (0 if absent: then nothing is kept short).
+ */
+function lameTrim(bytes: Uint8Array, xing: number, frames: number, samplesPerFrame: number): Expectation['trim'] {
+  const flags = bytes[xing + 7]!;
+  let p = xing + 8;
+  for (const [bit, size] of [[1, 4], [2, 4], [4, 100], [8, 4]] as const) if (flags & bit) p += size;
+  if (p + 24 > bytes.length) return undefined;
+  const name = String.fromCharCode(...bytes.subarray(p, p + 4));
+  if (name !== 'LAME' && name !== 'Lavc' && name !== 'Lavf' && name !== 'L3.9') return undefined;
+  const delay = (bytes[p + 21]! << 4) | (bytes[p + 22]! >> 4);
+  const padding = ((bytes[p + 22]! & 15) << 8) | bytes[p + 23]!;
+  const total = frames * samplesPerFrame;
+  return { skip: delay + MP3_DECODER_DELAY, keep: total > delay + padding ? total - delay - padding : Infinity };
 }
 
 const HANDLERS: Record<string, string> = { vide: 'video', text: 'text', sbtl: 'subtitle', subt: 'subtitle', hint: 'hint', meta: 'metadata' };
@@ -110,9 +136,12 @@ function checkMp3(bytes: Uint8Array): Expectation {
     const tag = (p: number) => String.fromCharCode(...bytes.subarray(p, p + 4));
     const xing = o + 4 + (h.mpeg1 ? (h.mono ? 17 : 32) : h.mono ? 9 : 17);
     let frames = 0;
-    if ((tag(xing) === 'Xing' || tag(xing) === 'Info') && u32(xing + 4) & 1) frames = u32(xing + 8);
-    else if (tag(o + 36) === 'VBRI') frames = u32(o + 36 + 14);
-    return { duration: (frames * h.samplesPerFrame) / h.sampleRate };
+    let trim: Expectation['trim'];
+    if (tag(xing) === 'Xing' || tag(xing) === 'Info') {
+      if (u32(xing + 4) & 1) frames = u32(xing + 8);
+      trim = lameTrim(bytes, xing, frames, h.samplesPerFrame);
+    } else if (tag(o + 36) === 'VBRI') frames = u32(o + 36 + 14);
+    return { duration: (frames * h.samplesPerFrame) / h.sampleRate, ...(trim && { trim }) };
   }
   return { duration: 0 };
 }

@@ -31,6 +31,8 @@ export interface StreamOptions {
   what: string;
   /** Declared duration in seconds (0 or undefined: unknown), to size the output. */
   expectedSeconds?: number;
+  /** Decoded frames to drop at the start, then to keep (integrity.ts Expectation.trim). */
+  trim?: { skip: number; keep: number };
 }
 
 export interface Streamed {
@@ -40,8 +42,7 @@ export interface Streamed {
 }
 
 /** Averages the planes of `sample` from frame `skip` on into `mono` (returned view). */
-function downmix(sample: AudioSample, skip: number, mono: Float32Array, plane: Float32Array): Float32Array {
-  const frames = sample.numberOfFrames - skip;
+function downmix(sample: AudioSample, skip: number, frames: number, mono: Float32Array, plane: Float32Array): Float32Array {
   const out = mono.subarray(0, frames);
   const ch = sample.numberOfChannels;
   for (let c = 0; c < ch; c++) {
@@ -71,6 +72,9 @@ export async function decodeStreamed(bytes: Uint8Array, outRate: number, options
     let resampler: StreamResampler | undefined;
     let rate = 0;
     let frames = 0;
+    /** Frames decoded after the negative-timestamp ones, counted against options.trim. */
+    let position = 0;
+    const { skip: trimSkip, keep: trimKeep } = options.trim ?? { skip: 0, keep: Infinity };
     let mono = new Float32Array(0);
     let plane = new Float32Array(0);
     for await (const sample of new AudioSampleSink(track).samples()) {
@@ -80,14 +84,19 @@ export async function decodeStreamed(bytes: Uint8Array, outRate: number, options
           resampler = new StreamResampler(rate, outRate, (block) => output.append(block));
         } else if (sample.sampleRate !== rate) return null;
         // Priming samples (an MP4 edit list, Opus pre-skip) come with negative timestamps: drop them.
-        const skip = sample.timestamp < 0 ? Math.min(sample.numberOfFrames, Math.round(-sample.timestamp * rate)) : 0;
-        const n = sample.numberOfFrames - skip;
+        let skip = sample.timestamp < 0 ? Math.min(sample.numberOfFrames, Math.round(-sample.timestamp * rate)) : 0;
+        const from = position;
+        position += sample.numberOfFrames - skip;
+        // The file's own trim (LAME delay and padding), in frames counted from `from`.
+        skip += Math.max(0, Math.min(trimSkip, position) - from);
+        const end = Math.min(sample.numberOfFrames, sample.numberOfFrames - (position - (trimSkip + trimKeep)));
+        const n = end - skip;
         if (n <= 0) continue;
         if (mono.length < n) {
           mono = new Float32Array(n);
           plane = new Float32Array(n);
         }
-        resampler.push(downmix(sample, skip, mono, plane));
+        resampler.push(downmix(sample, skip, n, mono, plane));
         frames += n;
         checkAudioLength(frames / rate, options.maxSeconds, `decoding found that ${options.what} holds over`);
       } finally {
