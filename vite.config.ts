@@ -68,7 +68,7 @@ export default defineConfig(({ mode, command }) => {
     // re-optimizes (and reloads the page) in the middle of someone's first transcription.
     optimizeDeps: {
       entries: [`${ROOT}/demo/index.html`, SW_ENTRY, `${ROOT}/engine/worker.ts`],
-      include: ['comlink', 'idb', '@huggingface/tokenizers'],
+      include: ['comlink', 'idb', '@huggingface/tokenizers', 'mediabunny'],
       exclude: ['onnxruntime-web'],
     },
     build: { outDir: `${ROOT}/dist-demo`, emptyOutDir: command === 'build', target: 'es2022' },

@@ -19,7 +19,8 @@ export default defineConfig({
         plugins: [evalData()],
         server: { headers: ISOLATION_HEADERS, fs: { allow: [ROOT] } },
         worker: { format: 'es' },
-        optimizeDeps: { exclude: ['onnxruntime-web'] },
+        // mediabunny pre-bundled up front: found mid-run, its optimisation reloads the test page.
+        optimizeDeps: { include: ['mediabunny'], exclude: ['onnxruntime-web'] },
         test: {
           name: 'browser',
           globalSetup: ['scripts/browser-test-setup.mjs'],
