@@ -35,7 +35,7 @@ export async function loadNodeWhisper(model = 'whisper-tiny'): Promise<WhisperMo
 /** Any audio file ffmpeg reads, as 16 kHz mono float PCM. */
 export function readAudio(path: string): Float32Array {
   const raw = execFileSync('ffmpeg', ['-v', 'error', '-i', path, '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 'f32le', '-'], {
-    maxBuffer: 1 << 28,
+    maxBuffer: 1 << 30,
   });
   return new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4).slice();
 }
