@@ -1,5 +1,6 @@
 import { base64url, sha256Hex } from './encoding';
 import { openStore, type ApiKeyRecord } from './db';
+import { committed, storing } from './storage-errors';
 
 /**
  * API keys are provisioned by the app (there is no HTTP endpoint that creates one). Only the SHA-256 of
@@ -22,24 +23,25 @@ const MIN_KEY_LENGTH = 16;
 
 /**
  * Creates an API key (256 random bits) or registers one the app supplies (at least 16 characters,
- * no whitespace), e.g. a key the app already uses against the hosted service.
+ * no whitespace), e.g. a key the app already uses against the hosted service. Idempotent: a key that is
+ * already stored (by this tab or another, even at the same moment) is returned with its first record.
  */
 export async function provisionApiKey(options: { label?: string; key?: string } = {}): Promise<ProvisionedApiKey> {
   const key = options.key ?? KEY_PREFIX + base64url(crypto.getRandomValues(new Uint8Array(32)));
   if (key.length < MIN_KEY_LENGTH || /\s/.test(key)) {
     throw new TypeError(`an API key must be at least ${MIN_KEY_LENGTH} characters without whitespace`);
   }
-  const record: ApiKeyRecord = {
-    hash: await sha256Hex(key),
-    id: crypto.randomUUID(),
-    label: options.label ?? '',
-    createdAt: Date.now(),
-  };
-  const db = await openStore();
-  const existing = await db.get('apiKeys', record.hash);
-  if (existing) return { key, id: existing.id, label: existing.label, createdAt: existing.createdAt };
-  await db.add('apiKeys', record);
-  return { key, id: record.id, label: record.label, createdAt: record.createdAt };
+  const hash = await sha256Hex(key);
+  return storing('provisioning an API key', async () => {
+    const db = await openStore();
+    // One read-write transaction: tabs provisioning the same key at once are serialised by IndexedDB,
+    // so the first stores it and the others find and return that record.
+    const tx = db.transaction('apiKeys', 'readwrite');
+    const existing = await tx.store.get(hash);
+    const record: ApiKeyRecord = existing ?? { hash, id: crypto.randomUUID(), label: options.label ?? '', createdAt: Date.now() };
+    await committed(tx, existing ? [] : [tx.store.add(record)]);
+    return { key, id: record.id, label: record.label, createdAt: record.createdAt };
+  });
 }
 
 export async function listApiKeys(): Promise<ApiKeyInfo[]> {

@@ -1,6 +1,7 @@
 import { ApiError } from '../api/errors';
 import { phraseTextProblem } from '../api/phrase-text';
 import { openStore, type ModelRecord } from './db';
+import { committed } from './storage-errors';
 import {
   invalidRequest,
   PHRASES_PER_MODEL_MAX,
@@ -52,7 +53,7 @@ export async function createCustomModel(body: unknown): Promise<CustomModel> {
   const phrases = tx.objectStore('phrases');
   const writes: Promise<unknown>[] = [tx.objectStore('models').add(record)];
   for (const value of input.phrases) writes.push(phrases.add({ modelId: record.id, value }));
-  await Promise.all([...writes, tx.done]);
+  await committed(tx, writes, 'storing the custom model');
   return toApi(record);
 }
 
@@ -124,7 +125,7 @@ export async function addPhrases(id: string, raw: unknown): Promise<{ added: num
   }
   const writes: Promise<unknown>[] = fresh.map((value) => store.add({ modelId: id, value }));
   if (fresh.length > 0) writes.push(models.put({ ...model, phraseCount: model.phraseCount + fresh.length }));
-  await Promise.all([...writes, tx.done]);
+  await committed(tx, writes, 'adding phrases');
   return { added: fresh.length, skipped: submitted - fresh.length };
 }
 
@@ -137,7 +138,7 @@ export async function deletePhrases(id: string, raw: unknown): Promise<{ deleted
   const found = keys.filter((k): k is number => k !== undefined);
   const writes: Promise<unknown>[] = found.map((k) => store.delete(k));
   if (found.length > 0) writes.push(models.put({ ...model, phraseCount: model.phraseCount - found.length }));
-  await Promise.all([...writes, tx.done]);
+  await committed(tx, writes, 'deleting phrases');
   return { deleted: found.length, skipped: submitted - found.length };
 }
 

@@ -1,4 +1,5 @@
 import { openStore } from './db';
+import { committed } from './storage-errors';
 
 /**
  * Limits the /v1 service enforces, persisted in IndexedDB so the service worker sees what the app set.
@@ -57,8 +58,7 @@ export async function setLimits(patch: Partial<Limits>): Promise<Limits> {
   const tx = db.transaction('meta', 'readwrite');
   const stored = (await tx.store.get(META_KEY)) as Partial<Limits> | undefined;
   const next = { ...stored, ...defined };
-  await tx.store.put(next, META_KEY);
-  await tx.done;
+  await committed(tx, [tx.store.put(next, META_KEY)], 'saving the limits');
   return { ...DEFAULT_LIMITS, ...next };
 }
 

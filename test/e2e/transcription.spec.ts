@@ -95,8 +95,9 @@ test.describe('without the engine', () => {
 
   test('402 session_rejected when the credit is used up, before any work', async ({ app }) => {
     await app.evaluate(() => window.e2e.setLimits({ creditSeconds: 0 }));
+    const before = await app.evaluate(() => window.e2e.jobsStarted); // the page is shared with earlier tests
     expectProblem(await call(app, URL_, { headers: AUTH, bodyFrom: CLIP }), 402, 'session_rejected');
-    expect(await app.evaluate(() => window.e2e.jobsStarted)).toBe(0);
+    expect(await app.evaluate(() => window.e2e.jobsStarted)).toBe(before);
   });
 
   test('503 quickly when no page hosts the engine', async ({ browser }) => {
@@ -194,13 +195,15 @@ test.describe('with whisper-tiny, all flags', () => {
     await cdp.detach();
   });
 
-  test('credit: debited by the audio duration after success, then 402; the rejection debits nothing', async ({ app }) => {
-    await app.evaluate(() => window.e2e.setLimits({ creditSeconds: 1 }));
+  test('credit: debited by the audio duration after success, then 402 for audio longer than what is left; the rejection debits nothing', async ({ app }) => {
+    await app.evaluate(() => window.e2e.setLimits({ creditSeconds: 2 }));
     expect((await call(app, URL_, { headers: AUTH, bodyFrom: CLIP })).status).toBe(200);
     const used = (await app.evaluate(() => window.e2e.getUsage())).usedSeconds;
     expect(used).toBeGreaterThan(1.0);
     expect(used).toBeLessThan(1.2); // the clip is 1.095 s
-    expectProblem(await call(app, URL_, { headers: AUTH, bodyFrom: CLIP }), 402, 'session_rejected');
+    const refused = await call(app, URL_, { headers: AUTH, bodyFrom: CLIP });
+    expectProblem(refused, 402, 'session_rejected');
+    expect((refused.json as { detail: string }).detail).toMatch(/lasts 1\.1 s, and 0\.9 of 2 audio seconds are left/);
     expect((await app.evaluate(() => window.e2e.getUsage())).usedSeconds).toBe(used);
   });
 

@@ -3,7 +3,8 @@ import { WHISPER_LANGUAGES } from '../../api/languages';
 import { parseTranscriptionParams } from '../../api/params';
 import { getCustomModel } from '../../store/custom-models';
 import { getLimits } from '../../store/limits';
-import { debitSeconds, getUsage } from '../../store/usage';
+import { getUsage } from '../../store/usage';
+import { CreditHold } from '../credit';
 import { BodyTooLarge, checkContentLength, readBodyWithLimit } from '../read-body';
 import { jsonTextResponse } from '../responses';
 import type { Handler } from './context';
@@ -14,9 +15,11 @@ import { requireAuth } from './require-auth';
  * request changes no stored state:
  *   401 credentials → 413 by Content-Length → 400 parameters (same validator as the JS API) →
  *   400 unknown custom_model_id → 402 credit exhausted → 429 too many in flight →
- *   413 while reading → 400 empty body → the engine page (503/504 when it is missing or silent).
- * Credit is pre-checked (admitted while used < credit) and debited by the audio's duration after a
- * successful transcription, so the last admitted request may overdraw by at most its own length.
+ *   413 while reading → 400 empty body → 402 when the body's audio does not fit in the credit left →
+ *   the engine page (503/504 when it is missing or silent).
+ * Credit is held before the engine runs (src/sw/credit.ts: the body's length, less what is used and
+ * held by requests in flight), settled with the real duration after a transcription (a failed debit
+ * still returns the transcript) and released when it fails.
  */
 export const transcribe: Handler = async (ctx) => {
   await requireAuth(ctx.request, 'transcription');
@@ -50,11 +53,19 @@ export const transcribe: Handler = async (ctx) => {
       throw err instanceof BodyTooLarge ? tooLarge(limits.maxBodyBytes) : err;
     }
     if (body.byteLength === 0) throw invalidAudio('the request body is empty; send the audio bytes');
-    const result = await ctx.bridge.transcribe(
-      { query: ctx.url.searchParams.toString(), body },
-      { timeoutMs: limits.engineTimeoutMs, signal: ctx.request.signal },
-    );
-    await debitSeconds(result.audioSeconds);
+    const credit = new CreditHold();
+    await credit.reserve(body, params, limits.creditSeconds);
+    let result;
+    try {
+      result = await ctx.bridge.transcribe(
+        { query: ctx.url.searchParams.toString(), body },
+        { timeoutMs: limits.engineTimeoutMs, signal: ctx.request.signal },
+      );
+    } catch (err) {
+      await credit.release();
+      throw err;
+    }
+    await credit.settle(result.audioSeconds);
     return jsonTextResponse(200, result.json);
   } finally {
     ctx.inFlight.release();

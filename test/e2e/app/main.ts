@@ -16,14 +16,9 @@ const transcriber = query.get('engine') === '0' ? undefined : createTranscriber(
 /** Empties every store (the service worker keeps its connection open, so the database is not deleted). */
 async function clearAll(): Promise<void> {
   const db = await openStore();
-  const tx = db.transaction(['models', 'phrases', 'apiKeys', 'meta'], 'readwrite');
-  await Promise.all([
-    tx.objectStore('models').clear(),
-    tx.objectStore('phrases').clear(),
-    tx.objectStore('apiKeys').clear(),
-    tx.objectStore('meta').clear(),
-    tx.done,
-  ]);
+  const stores = ['models', 'phrases', 'apiKeys', 'meta', 'reservations'] as const;
+  const tx = db.transaction(stores, 'readwrite');
+  await Promise.all([...stores.map((name) => tx.objectStore(name).clear()), tx.done]);
 }
 
 async function countRows(): Promise<{ models: number; phrases: number }> {

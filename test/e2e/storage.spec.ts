@@ -1,0 +1,81 @@
+import { AUTH, CLIP, call, expect, test } from './helpers';
+
+// src/store/ against real IndexedDB behind the real service worker: credit holds, a failing debit,
+// provisioning from two tabs at once.
+
+const URL_ = '/v1/speech-to-text/prerecorded';
+
+/** Raw IndexedDB access from the page, beside the library's own connection. */
+async function rawMeta(page: Parameters<typeof call>[0], op: 'get' | 'put', value?: unknown): Promise<unknown> {
+  return page.evaluate(
+    ([op, value]) =>
+      new Promise((resolve, reject) => {
+        const open = indexedDB.open('localscribe');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const db = open.result;
+          const tx = db.transaction('meta', op === 'get' ? 'readonly' : 'readwrite');
+          const req = op === 'get' ? tx.objectStore('meta').get('usage') : tx.objectStore('meta').put(value, 'usage');
+          tx.oncomplete = () => {
+            db.close();
+            resolve(req.result);
+          };
+          tx.onerror = () => reject(tx.error);
+        };
+      }),
+    [op, value] as const,
+  );
+}
+
+test('concurrent requests cannot overdraw the credit: each holds its length before the engine runs', async ({ app }) => {
+  // Room for one 1.095 s clip, not two; three at once are all admitted by the concurrency limit.
+  await app.evaluate(() => window.e2e.setLimits({ creditSeconds: 1.5, maxConcurrent: 3 }));
+  const replies = await app.evaluate(
+    async ([url, clip]) => {
+      const bytes = await (await fetch(clip)).arrayBuffer();
+      const send = () =>
+        fetch(url, { method: 'POST', headers: { Authorization: 'ApiKey e2e-test-key-0123456789abcdef' }, body: bytes.slice(0) }).then(
+          async (r) => ({ status: r.status, body: (await r.json()) as { detail?: string } }),
+        );
+      return Promise.all([send(), send(), send()]);
+    },
+    [URL_, CLIP] as const,
+  );
+  const statuses = replies.map((r) => r.status).sort();
+  expect(statuses).toEqual([200, 402, 402]);
+  for (const r of replies.filter((r) => r.status === 402)) expect(r.body.detail).toMatch(/credit exhausted: this request's audio lasts 1\.1 s/);
+  const used = (await app.evaluate(() => window.e2e.getUsage())).usedSeconds;
+  expect(used).toBeGreaterThan(1.0);
+  expect(used).toBeLessThanOrEqual(1.5);
+  // Every hold ended: the credit left is usable again by a request that fits (none does here: 402, not a hold).
+  expect((await call(app, URL_, { headers: AUTH, bodyFrom: CLIP })).status).toBe(402);
+  await app.evaluate(() => window.e2e.setLimits({ creditSeconds: 2.5 }));
+  expect((await call(app, URL_, { headers: AUTH, bodyFrom: CLIP })).status).toBe(200);
+});
+
+test('a failing debit still returns the finished transcript', async ({ app }) => {
+  // A damaged usage record makes the debit fail for real; the credit is unlimited, so admission never reads it.
+  await rawMeta(app, 'put', 'not a usage record');
+  const res = await call(app, URL_, { headers: AUTH, bodyFrom: CLIP });
+  expect(res.status, res.text).toBe(200);
+  expect((res.json as { text: string }).text.toLowerCase()).toContain('club');
+  expect(await rawMeta(app, 'get')).toBe('not a usage record'); // nothing debited, nothing half-written
+  await expect(app.evaluate(() => window.e2e.getUsage())).rejects.toThrow(/stored credit usage is unreadable/);
+});
+
+test('two tabs provisioning the same key at once end with one key', async ({ app }) => {
+  const other = await app.context().newPage(); // same context: the same origin storage
+  await other.goto('/?engine=0');
+  await other.evaluate(() => window.e2e.ready);
+  for (let round = 0; round < 5; round++) {
+    const key = `race-key-${round}-0123456789abcdef`;
+    const results = await Promise.all(
+      [app, other, app, other].map((page, i) => page.evaluate(([k, label]) => window.e2e.provisionApiKey({ key: k, label }), [key, `tab ${i}`] as const)),
+    );
+    expect(new Set(results.map((r) => r.id)).size).toBe(1);
+    expect(new Set(results.map((r) => r.createdAt)).size).toBe(1);
+  }
+  const keys = await app.evaluate(() => window.e2e.listApiKeys());
+  expect(keys.filter((k) => k.label.startsWith('tab '))).toHaveLength(5);
+  await other.close();
+});
