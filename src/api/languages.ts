@@ -2,7 +2,7 @@
  * Language codes the shipped Whisper models (tiny and base, multilingual) can transcribe, in the
  * order of their language tokens: `WHISPER_LANGUAGES[i]` is token `<|code|>` with id 50259 + i.
  * Taken from `lang_to_id` in public/models/whisper-tiny/generation_config.json (identical for
- * whisper-base). Whisper's own codes are kept as they are, including 'haw' (Hawaiian) and 'jw'
+ * whisper-base and whisper-small). Whisper's own codes are kept as they are, including 'haw' (Hawaiian) and 'jw'
  * (Javanese, ISO 639-1 'jv'); the hosted service's 'fy' is not among them.
  */
 export const WHISPER_LANGUAGES = [

@@ -10,7 +10,7 @@ function langToId(model: string): Record<string, number> {
 }
 
 describe('WHISPER_LANGUAGES', () => {
-  it.each(['whisper-tiny', 'whisper-base'])('matches lang_to_id of %s, in token order', (model) => {
+  it.each(['whisper-tiny', 'whisper-base', 'whisper-small'])('matches lang_to_id of %s, in token order', (model) => {
     const fromModel = Object.entries(langToId(model))
       .sort((a, b) => a[1] - b[1])
       .map(([token, id], i) => {
