@@ -68,7 +68,8 @@ export async function decodeStreamed(bytes: Uint8Array, outRate: number, options
     const track = await input.getPrimaryAudioTrack();
     if (!track || !(await track.canDecode())) return null;
     const declared = options.expectedSeconds || (await input.getDurationFromMetadata([track])) || UNKNOWN_SECONDS;
-    const output = new SampleBuffer(declared * outRate * SLACK + outRate);
+    // Never more than the limit allows (a header may lie); untouched pages of it cost no memory.
+    const output = new SampleBuffer(Math.min(declared * SLACK, options.maxSeconds) * outRate + outRate);
     let resampler: StreamResampler | undefined;
     let rate = 0;
     let frames = 0;
