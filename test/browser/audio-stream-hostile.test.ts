@@ -43,7 +43,7 @@ describe('streamed decoding of damaged compressed files', () => {
       for (const f of [0.02, 0.3, 0.77, 0.999]) variants.push([`cut at ${f}`, good.subarray(0, Math.floor(good.length * f))]);
       for (const seed of [1, 2, 3]) {
         const flipped = good.slice();
-        for (const p of positions(seed * 977 + good.length, 40, flipped.length)) flipped[p] ^= 0xff;
+        for (const p of positions(seed * 977 + good.length, 40, flipped.length)) flipped[p] = flipped[p]! ^ 0xff;
         variants.push([`40 flips, seed ${seed}`, flipped]);
       }
       for (const [what, bytes] of variants) {
