@@ -45,6 +45,12 @@ export interface TranscriberConfig {
    * 'auto' (default) picks per model (resolveDecoding; README: Decoding gives the measurements).
    */
   decoding?: Decoding | 'auto';
+  /**
+   * The languages auto-detection chooses among when a request names none (an app that serves a few
+   * languages lists them, e.g. the hosted API's de en es fr it nl pl pt sv). Default: every language the
+   * model knows. A request's own `language` always wins.
+   */
+  languages?: readonly string[];
   /** Custom model used for biasing when a request names none (a request's custom_model_id wins). */
   customModelId?: string;
   /** Model download progress (and transcription progress of every call). */
@@ -98,9 +104,12 @@ export class Transcriber {
   private nextCall = 1;
   private readonly config: EngineConfig;
   private readonly maxAudioSeconds: number;
+  /** TranscriberConfig.languages, validated; null: every language. */
+  private readonly autoLanguages: string[] | null;
 
   constructor(private readonly options: TranscriberConfig = {}) {
     this.maxAudioSeconds = checkMaxAudioSeconds(options.maxAudioSeconds ?? DEFAULT_MAX_AUDIO_SECONDS);
+    this.autoLanguages = autoLanguages(options.languages);
     const here = typeof location !== 'undefined' ? location.href : 'http://localhost/';
     this.config = {
       model: options.model ?? DEFAULT_MODEL,
@@ -127,6 +136,7 @@ export class Transcriber {
    */
   async transcribe(input: AudioInput, params: URLSearchParams | TranscriptionParamsInput = {}, options: TranscribeOptions = {}): Promise<Transcript> {
     const p = parseTranscriptionParams(params, { supportedLanguages: WHISPER_LANGUAGES });
+    p.language ??= this.autoLanguages;
     options.signal?.throwIfAborted();
     const session = this.open();
     const id = this.nextCall++;
@@ -270,6 +280,16 @@ export class Transcriber {
 function resolveEncoderWindow(choice: EncoderWindow | 'auto', model: ModelName): EncoderWindow {
   if (choice !== 'auto') return choice;
   return model === 'whisper-tiny' ? 'full' : 'fit';
+}
+
+function autoLanguages(languages: readonly string[] | undefined): string[] | null {
+  if (languages === undefined) return null;
+  const codes = [...new Set(languages.map((l) => String(l).trim().toLowerCase()))];
+  const unknown = codes.filter((c) => !(WHISPER_LANGUAGES as readonly string[]).includes(c));
+  if (codes.length === 0 || unknown.length > 0) {
+    throw new RangeError(`createTranscriber(): languages must list codes the model knows (${WHISPER_LANGUAGES.join(' ')}); got ${unknown.length ? unknown.join(', ') : 'none'}`);
+  }
+  return codes;
 }
 
 function resolveDecoding(choice: Decoding | 'auto', _model: ModelName): Decoding {

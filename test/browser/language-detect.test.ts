@@ -50,6 +50,19 @@ describe('language per utterance, whisper-tiny', () => {
     expect(['de', 'fr']).toContain((await transcriber.transcribe(italian.slice(0), { language: 'de,fr', include_language: true })).language);
   });
 
+  it('auto-detects only among the languages the app configured; a request naming its language still wins', async () => {
+    expect(() => createTranscriber({ languages: ['en', 'xx'] })).toThrow(/xx/);
+    expect(() => createTranscriber({ languages: [] })).toThrow(RangeError);
+    const served = createTranscriber({ model: 'whisper-tiny', languages: ['de', 'FR'] });
+    try {
+      const italian = await evalBytes('multi/leopard_test_it.wav');
+      expect(['de', 'fr']).toContain((await served.transcribe(italian.slice(0), { include_language: true })).language);
+      expect((await served.transcribe(italian.slice(0), { language: 'it', include_language: true })).language).toBe('it');
+    } finally {
+      await served.dispose();
+    }
+  });
+
   it('rejects codes the model does not support with 400 invalid_query_parameter naming the valid ones', async () => {
     for (const language of ['fy', 'en,xx', 'english']) {
       const err = await transcriber.transcribe(new Float32Array(16_000), { language }).catch((e: unknown) => e);
