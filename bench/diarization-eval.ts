@@ -137,6 +137,13 @@ function oracleRegions(ref: readonly Turn[]): SpeechRegion[] {
   return out;
 }
 
+/** Consecutive 30 s chunks from the recording's start (the last one shorter). */
+function fixedChunks(total: number): SpeechRegion[] {
+  const out: SpeechRegion[] = [];
+  for (let s = 0; s < total; s += 30 * SR) out.push({ startSample: s, endSample: Math.min(total, s + 30 * SR) });
+  return out;
+}
+
 /** Runs diarization over a clip the way the engine would: its transcription windows, one encoder run each. */
 export async function diarizeClip(
   c: SpeakerConstants,
@@ -147,7 +154,7 @@ export async function diarizeClip(
   evidence: readonly SpeechRegion[] = regions,
 ): Promise<SpeakerTurn[]> {
   const probs = await vadProbabilities(audio);
-  const windows = decodingWindows(speechRegions(probs, { totalSamples: audio.length }), probs, audio.length);
+  const windows = process.env.STS_SPEAKER_CHUNKS === 'fixed' ? fixedChunks(audio.length) : decodingWindows(speechRegions(probs, { totalSamples: audio.length }), probs, audio.length);
   let started = performance.now();
   const diarizer = new SpeakerDiarizer(c, regions, options, evidence);
   let work = performance.now() - started;

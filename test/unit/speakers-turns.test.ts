@@ -48,6 +48,23 @@ describe('speakerTurns', () => {
     expect(turns).toEqual([{ startMs: 0, endMs: 4000, speaker: 0 }]);
   });
 
+  it('lets short frame embeddings move a turn change inside a piece (frameWeight)', () => {
+    const pieces = [piece(0, 2, A), piece(2, 4, B), piece(4, 6, B)];
+    const frames = [piece(0, 1, A), piece(1, 2, B), piece(2, 3, B)];
+    const region = [{ startSample: 0, endSample: 6 * SR }];
+    const without = speakerTurns(region, pieces, [0, 1, 1], [], { frameWeight: 0 }, frames);
+    expect(without.map((t) => [t.startMs, t.speaker])).toEqual([
+      [0, 0],
+      [2000, 1],
+    ]);
+    // weighted above the pieces, the frame over 1-2 s says B: the change moves to 1 s
+    const withFrames = speakerTurns(region, pieces, [0, 1, 1], [], { frameWeight: 0.6 }, frames);
+    expect(withFrames.map((t) => [t.startMs, t.speaker])).toEqual([
+      [0, 0],
+      [1000, 1],
+    ]);
+  });
+
   it('renumberTurns sorts by time and renames by first appearance', () => {
     const turns: SpeakerTurn[] = [
       { startMs: 5, endMs: 6, speaker: 0 },
