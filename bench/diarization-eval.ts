@@ -309,11 +309,12 @@ function cosine(a: Float32Array, b: Float32Array): number {
   return s;
 }
 
-/** EER on the packed test-other windows: whole utterances, then one seeded 1.5-3 s crop of each. */
-export function verification(c: SpeakerConstants, windows: readonly LabelledWindow[]): { utterance: number; crop: number } {
+/** EER on the packed test-other windows: whole utterances, one seeded 1.5-3 s crop of each, and one 1.5 s crop of each. */
+export function verification(c: SpeakerConstants, windows: readonly LabelledWindow[]): { utterance: number; crop: number; crop15: number } {
   const rand = seeded(7);
   const whole: Array<{ speaker: string; v: Float32Array }> = [];
   const crops: Array<{ speaker: string; v: Float32Array }> = [];
+  const crops15: Array<{ speaker: string; v: Float32Array }> = [];
   for (const w of windows) {
     const hw: HiddenWindow = { hidden: w.hidden, positions: POSITIONS, dims: DIMS, startSample: 0 };
     for (const { speaker, regions } of w.speech) {
@@ -325,6 +326,9 @@ export function verification(c: SpeakerConstants, windows: readonly LabelledWind
       const len = Math.round((1.5 + 1.5 * rand()) * SR);
       const from = start + Math.floor(rand() * Math.max(0, end - start - len));
       crops.push({ speaker, v: embedSpan(hw, from, Math.min(end, from + len), c) });
+      // the diarizer's piece length; drawn after the earlier crop so that one stays as it was
+      const at = start + Math.floor(rand() * Math.max(0, end - start - 1.5 * SR));
+      crops15.push({ speaker, v: embedSpan(hw, at, Math.min(end, at + 1.5 * SR), c) });
     }
   }
   const eer = (xs: typeof whole): number => {
@@ -333,7 +337,7 @@ export function verification(c: SpeakerConstants, windows: readonly LabelledWind
     for (let i = 0; i < xs.length; i++) for (let j = i + 1; j < xs.length; j++) (xs[i]!.speaker === xs[j]!.speaker ? same : diff).push(cosine(xs[i]!.v, xs[j]!.v));
     return equalErrorRate(same, diff);
   };
-  return { utterance: eer(whole), crop: eer(crops) };
+  return { utterance: eer(whole), crop: eer(crops), crop15: eer(crops15) };
 }
 
 /** Count accuracy with no max_speakers on the packed test-other windows (speech regions from VAD). */
@@ -436,6 +440,6 @@ export async function main(args: string[] = []): Promise<void> {
   const eer = verification(c, test);
   const count = packedCountAccuracy(c, test);
   console.log();
-  console.log(`librispeech test-other EER: whole utterances ${percent(eer.utterance)}, 1.5-3 s crops ${percent(eer.crop)}`);
+  console.log(`librispeech test-other EER: whole utterances ${percent(eer.utterance)}, 1.5-3 s crops ${percent(eer.crop)}, 1.5 s crops ${percent(eer.crop15)}`);
   console.log(`count right on ${count.n} packed test-other windows (no max_speakers): ${percent(count.acc)}  ${[...count.confusion].map(([k, v]) => `${k}:${v}`).join(' ')}`);
 }

@@ -1,6 +1,6 @@
 /**
  * Eigen-decomposition of a small dense symmetric matrix by cyclic Jacobi rotations: slow (O(n³) per
- * sweep) but simple and accurate, fine for the 512×512 matrices of fit-speaker-constants.ts.
+ * sweep) but simple and accurate, fine for the 512×512 matrices of fit-speaker-constants.ts and the spectral count (speaker-spectral-count.ts, at most 300×300).
  */
 
 export interface Eigen {
