@@ -1,7 +1,9 @@
-import { AUTH, CLIP, call, expect, test } from './helpers';
+import { chromium } from '@playwright/test';
+import { chromiumLaunchOptions } from '../../config/browser';
+import { AUTH, CLIP, call, expect, openApp, resetOrigin, test } from './helpers';
 
 // src/store/ against real IndexedDB behind the real service worker: credit holds, a failing debit,
-// provisioning from two tabs at once.
+// provisioning from two tabs at once, a full quota.
 
 const URL_ = '/v1/speech-to-text/prerecorded';
 
@@ -78,4 +80,38 @@ test('two tabs provisioning the same key at once end with one key', async ({ app
   const keys = await app.evaluate(() => window.e2e.listApiKeys());
   expect(keys.filter((k) => k.label.startsWith('tab '))).toHaveLength(5);
   await other.close();
+});
+
+test('a full storage quota gives 500 with a detail naming the quota, and nothing half-written', async ({ baseURL }, testInfo) => {
+  // A persistent context: Chromium applies CDP's quota override to the default storage partition only,
+  // not to the off-the-record contexts tests normally get, and only before the origin's storage is in use.
+  const context = await chromium.launchPersistentContext(testInfo.outputPath('profile'), { ...chromiumLaunchOptions, baseURL });
+  try {
+    const page = context.pages()[0] ?? (await context.newPage());
+    const cdp = await context.newCDPSession(page);
+    const origin = new URL(baseURL!).origin;
+    // The override counts only when set before the origin's database is opened: first room for the
+    // service worker's scripts (unbundled under the dev server: several MB), then, once they are stored
+    // and before any IndexedDB use, what they take plus 256 KiB: a key, not 10,000 phrases (over 2 MB).
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: 256 * 1024 * 1024 });
+    await openApp(page, '?engine=0');
+    const { usage } = (await cdp.send('Storage.getUsageAndQuota', { origin })) as { usage: number };
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: usage + 256 * 1024 });
+    await resetOrigin(page);
+    const phrases = Array.from({ length: 10_000 }, (_, i) => `quota filler phrase number ${i} ${'x'.repeat(150)}`);
+    const res = await call(page, '/v1/custom-model', { headers: AUTH, json: { name: 'big', description: 'fills the quota', phrases } });
+    expect(res.status, res.text).toBe(500);
+    expect(res.json).toMatchObject({ code: 'INTERNAL_ERROR' });
+    expect((res.json as { message: string }).message).toMatch(
+      /storage quota for this origin is full \(QuotaExceededError\) while storing the custom model; nothing was written/,
+    );
+    expect(await page.evaluate(() => window.e2e.countRows())).toEqual({ models: 0, phrases: 0 });
+    // With room again, the same service worker stores it.
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: 256 * 1024 * 1024 });
+    const ok = await call(page, '/v1/custom-model', { headers: AUTH, json: { name: 'big', description: 'fits now', phrases } });
+    expect(ok.status, ok.text).toBe(201);
+    expect(await page.evaluate(() => window.e2e.countRows())).toEqual({ models: 1, phrases: 10_000 });
+  } finally {
+    await context.close();
+  }
 });

@@ -3,8 +3,8 @@ import { ApiError } from '../../src/api/errors';
 import { openDatabase } from '../../src/store/db';
 import { describeStorageError } from '../../src/store/storage-errors';
 
-// The storage failures Chromium could not be made to produce on demand here (a full quota: CDP's quota
-// override is not enforced by IndexedDB) are checked as the mapping they go through.
+// The mapping every storage failure goes through (a real full quota: test/e2e/storage.spec.ts), and a
+// context without IndexedDB at all (Node).
 describe('storage failures name their cause', () => {
   it('a full quota is a 500 whose detail names the quota and says nothing was written', () => {
     const err = describeStorageError(new DOMException('quota', 'QuotaExceededError'), 'storing the custom model') as ApiError;
