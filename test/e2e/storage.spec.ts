@@ -1,9 +1,10 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { chromium } from '@playwright/test';
 import { chromiumLaunchOptions } from '../../config/browser';
 import { AUTH, CLIP, call, expect, openApp, resetOrigin, test } from './helpers';
 
 // src/store/ against real IndexedDB behind the real service worker: credit holds, a failing debit,
-// provisioning from two tabs at once, a full quota.
+// provisioning from two tabs at once, a full quota, IndexedDB forbidden.
 
 const URL_ = '/v1/speech-to-text/prerecorded';
 
@@ -111,6 +112,30 @@ test('a full storage quota gives 500 with a detail naming the quota, and nothing
     const ok = await call(page, '/v1/custom-model', { headers: AUTH, json: { name: 'big', description: 'fits now', phrases } });
     expect(ok.status, ok.text).toBe(201);
     expect(await page.evaluate(() => window.e2e.countRows())).toEqual({ models: 1, phrases: 10_000 });
+  } finally {
+    await context.close();
+  }
+});
+
+test('IndexedDB forbidden (site data blocked) gives an error that names the cause', async ({ baseURL }, testInfo) => {
+  // A profile that blocks site data for every site, as a user can in Chromium's settings.
+  const profile = testInfo.outputPath('blocked-profile');
+  mkdirSync(`${profile}/Default`, { recursive: true });
+  writeFileSync(`${profile}/Default/Preferences`, JSON.stringify({ profile: { default_content_setting_values: { cookies: 2 } } }));
+  const context = await chromium.launchPersistentContext(profile, { ...chromiumLaunchOptions, baseURL });
+  try {
+    const page = context.pages()[0] ?? (await context.newPage());
+    await page.goto('/?engine=0');
+    const error = await page.evaluate(() =>
+      window.e2e.provisionApiKey({ label: 'x' }).then(
+        () => 'stored',
+        (e: { status?: number; code?: string; detail?: string }) => ({ status: e.status, code: e.code, detail: e.detail }),
+      ),
+    );
+    expect(error).toMatchObject({ status: 500, code: 'internal_server_error' });
+    expect((error as { detail: string }).detail).toMatch(
+      /IndexedDB, where the \/v1 service keeps its keys, custom models and credit, is unavailable: UnknownError while opening the database: The user denied permission/,
+    );
   } finally {
     await context.close();
   }
