@@ -182,7 +182,8 @@ export class Transcriber {
     const { engine } = session;
     const progress = options.onProgress ?? this.options.onProgress;
     const { audio } = request;
-    const ownsBuffer = audio.byteOffset === 0 && audio.byteLength === audio.buffer.byteLength;
+    // Transferred when the array is all of an ArrayBuffer; a view, or shared memory (which cannot be transferred), is copied.
+    const ownsBuffer = audio.buffer instanceof ArrayBuffer && audio.byteOffset === 0 && audio.byteLength === audio.buffer.byteLength;
     const call = engine.transcribe(
       jobId,
       Comlink.transfer(request, ownsBuffer ? [audio.buffer as ArrayBuffer] : []),

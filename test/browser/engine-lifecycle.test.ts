@@ -79,3 +79,14 @@ describe('engine lifecycle (whisper-tiny, real worker)', () => {
     await broken.dispose();
   });
 });
+
+describe('PCM in shared memory', () => {
+  it('a Float32Array over a SharedArrayBuffer is copied to the engine, not transferred (which would fail)', async () => {
+    expect(crossOriginIsolated).toBe(true);
+    const t = createTranscriber({ model: 'whisper-tiny' });
+    const shared = new Float32Array(new SharedArrayBuffer(16000 * 2 * 4));
+    expect((await t.transcribe(shared, { language: 'en' })).text).toBe('');
+    expect(shared.length).toBe(32000); // still readable here
+    await t.dispose();
+  });
+});
