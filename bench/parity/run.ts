@@ -30,7 +30,8 @@ export async function runParity(argv: readonly string[]): Promise<number> {
       const result = await compareClip(model, reference, readAudio(path), 'en');
       const id = `${set}/${clip.folder}/${clip.file}`;
       rows.push({ clip: id, result });
-      console.log(`${name} ${id}: ${result.divergence ? describeDivergence(model.vocab, result.divergence) : `identical (${result.ours.length} tokens)`}`);
+      const outcome = result.divergence ? describeDivergence(model.vocab, result.divergence) : `identical (${result.ours.length} tokens)`;
+      console.log(`${name} ${id}: ${outcome}; log-prob max |diff| ${result.logprobMaxDiff.toExponential(2)}`);
     }
     const summary = summarize(rows.map((r) => r.result));
     unexplained += summary.kinds['unexplained'] ?? 0;
@@ -56,6 +57,7 @@ export function summarize(results: readonly ClipParity[]): { line: string; kinds
   for (const r of results) if (r.divergence) kinds[r.divergence.kind] = (kinds[r.divergence.kind] ?? 0) + 1;
   const identical = results.filter((r) => r.identical).length;
   const mel = Math.max(...results.map((r) => r.melMaxDiff));
+  const logprob = Math.max(...results.map((r) => r.logprobMaxDiff));
   const parts = Object.entries(kinds).map(([k, n]) => `${n} ${k}`);
-  return { line: `${identical}/${results.length} clips token-identical${parts.length ? `; divergences: ${parts.join(', ')}` : ''}; log-mel max |diff| ${mel.toExponential(2)}`, kinds };
+  return { line: `${identical}/${results.length} clips token-identical${parts.length ? `; divergences: ${parts.join(', ')}` : ''}; log-mel max |diff| ${mel.toExponential(2)}; log-prob max |diff| ${logprob.toExponential(2)} nats`, kinds };
 }
