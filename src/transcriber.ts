@@ -306,6 +306,6 @@ async function toPcm(input: AudioInput, p: TranscriptionParams, maxAudioSeconds:
     checkAudioLength(input.length / TARGET_RATE, maxAudioSeconds, 'the 16 kHz samples last');
     return input;
   }
-  const bytes = input instanceof Blob ? await input.arrayBuffer() : input;
-  return decodeAudio(bytes, { encoding: p.encoding, sampleRate: p.sample_rate, channels: p.channels, maxAudioSeconds });
+  // A Blob goes as it is: a large WAV is read from it in slices, never whole (src/audio/README.md).
+  return decodeAudio(input, { encoding: p.encoding, sampleRate: p.sample_rate, channels: p.channels, maxAudioSeconds });
 }

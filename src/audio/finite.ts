@@ -5,9 +5,10 @@ import type { MonoSource } from './source';
  * Wraps a floating-point source so that a NaN or infinite sample is refused with invalid_audio
  * instead of flowing on: one such sample turns every resampled output within the filter's reach
  * into NaN, and the model's log-mel frames with it. A NaN or infinity in any channel makes the
- * channel average non-finite, so checking the mono frames catches each one.
+ * channel average non-finite, so checking the mono frames catches each one. `firstFrame`: where
+ * `source` starts in the file (one slice of a file read in slices), for the detail.
  */
-export function finiteSource(source: MonoSource, what: string): MonoSource {
+export function finiteSource(source: MonoSource, what: string, firstFrame = 0): MonoSource {
   return {
     length: source.length,
     sampleRate: source.sampleRate,
@@ -15,7 +16,7 @@ export function finiteSource(source: MonoSource, what: string): MonoSource {
       source.read(start, dest);
       for (let i = 0; i < dest.length; i++) {
         if (Number.isFinite(dest[i]!)) continue;
-        const frame = start + i;
+        const frame = firstFrame + start + i;
         throw invalidAudio(
           `${what} holds a ${Number.isNaN(dest[i]!) ? 'NaN' : 'infinite'} floating-point sample at frame ${frame} ` +
             `(${(frame / source.sampleRate).toFixed(3)} s): the file is damaged; float samples must be finite numbers`,

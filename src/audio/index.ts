@@ -9,7 +9,8 @@ import { resample, resampledLength } from './resample';
 import type { MonoSource } from './source';
 import { sniff, type Sniffed } from './sniff';
 import { decodeStreamed } from './stream-decode';
-import { parseWav } from './wav';
+import { parseWav, type WavInfo } from './wav';
+import { decodeWavBlob } from './wav-blob';
 import { channelsOf, decodeWithWebAudio } from './webaudio';
 
 /** The `encoding` values of the spec (section 4.3). */
@@ -77,21 +78,54 @@ async function decodeRaw(bytes: Uint8Array, format: SampleFormat, { sampleRate, 
   return await resampleSome(interleavedSource(bytes, format, channels, sampleRate), 'the body');
 }
 
+/** The WAV checks shared by whole and sliced reading: samples present, and at least one output sample. */
+function checkWavSamples(wav: WavInfo): void {
+  if (wav.dataLength === 0) throw invalidAudio('the WAV file holds no samples (not one whole frame after its header)');
+  const frames = wav.dataLength / (BYTES_PER_SAMPLE[wav.format] * wav.channels);
+  if (resampledLength(frames, wav.sampleRate, TARGET_RATE) === 0) throw tooFewFrames('the WAV file', frames, wav.sampleRate);
+}
+
 async function decodeWav(bytes: Uint8Array, maxSeconds: number): Promise<Float32Array> {
   const wav = parseWav(bytes);
+  checkWavSamples(wav);
   const data = bytes.subarray(wav.dataOffset, wav.dataOffset + wav.dataLength);
-  if (data.byteLength === 0) throw invalidAudio('the WAV file holds no samples (not one whole frame after its header)');
   const source = interleavedSource(data, wav.format, wav.channels, wav.sampleRate);
   checkAudioLength(source.length / wav.sampleRate, maxSeconds, 'the WAV file holds');
   const floating = wav.format === 'f32' || wav.format === 'f64';
   return await resampleSome(floating ? finiteSource(source, 'the WAV file') : source, 'the WAV file');
 }
 
+/**
+ * Bodies up to this size are read whole even from a Blob (one path, the established one); above
+ * it a WAV Blob is read slice by slice so the body never sits in memory (chosen by hand: 16 MiB is
+ * under 3 minutes of 48 kHz stereo, nothing next to the 230 MB of an hour's output).
+ */
+const WHOLE_BLOB_BYTES = 16 << 20;
+/** Head of a Blob read to find a WAV header (chunks before the samples must fit; else read whole). */
+const WAV_HEAD_BYTES = 1 << 20;
+
+/** A large WAV Blob decoded slice by slice; null for anything else (read whole by the caller). */
+async function decodeWavBlobIfLarge(blob: Blob, options: DecodeOptions, maxSeconds: number): Promise<Float32Array | null> {
+  if (options.encoding !== 'auto' || blob.size <= WHOLE_BLOB_BYTES) return null;
+  const head = new Uint8Array(await blob.slice(0, WAV_HEAD_BYTES).arrayBuffer());
+  const found = sniff(head);
+  if (found.kind !== 'known' || found.container !== 'wav') return null;
+  let wav: WavInfo;
+  try {
+    wav = parseWav(head, blob.size);
+  } catch {
+    return null; // Maybe a header longer than the head: the whole-body path decides.
+  }
+  checkWavSamples(wav);
+  return decodeWavBlob(blob, wav, TARGET_RATE, maxSeconds);
+}
+
+const tooFewFrames = (what: string, frames: number, rate: number) =>
+  invalidAudio(`${what} holds only ${frames} frame${frames === 1 ? '' : 's'} at ${rate} Hz: less than one sample at ${TARGET_RATE} Hz`);
+
 /** Resamples to TARGET_RATE; a few frames that make not one output sample are invalid_audio, not an empty result. */
 async function resampleSome(source: MonoSource, what: string): Promise<Float32Array> {
-  if (resampledLength(source.length, source.sampleRate, TARGET_RATE) === 0) {
-    throw invalidAudio(`${what} holds only ${source.length} frame${source.length === 1 ? '' : 's'} at ${source.sampleRate} Hz: less than one sample at ${TARGET_RATE} Hz`);
-  }
+  if (resampledLength(source.length, source.sampleRate, TARGET_RATE) === 0) throw tooFewFrames(what, source.length, source.sampleRate);
   return await resample(source, TARGET_RATE);
 }
 
@@ -126,17 +160,23 @@ async function downmixAndResampleInPlace(buffer: AudioBuffer): Promise<Float32Ar
 }
 
 /**
- * Decodes a request body to 16 kHz mono Float32 samples in [-1, 1]. Main thread (compressed
- * containers need WebAudio). Takes ownership of `bytes`. Throws ApiError `invalid_audio` for
+ * Decodes a request body to 16 kHz mono Float32 samples in [-1, 1]. Main thread (the WebAudio
+ * fallback for compressed containers needs it). Takes ownership of an ArrayBuffer body. A large WAV
+ * Blob (a File, a fetched body) is read in slices, so it never sits in memory whole. Throws ApiError `invalid_audio` for
  * anything it cannot decode, with a detail naming the cause.
  *
  * An explicit container (m4a m4v mp4 mov 3gp 3g2) is a claim about the bytes: they are all
  * ISO-BMFF, so any member of that family is accepted for any of them, but a body that is another
  * format (say WAV sent as encoding=mp4) is rejected rather than silently decoded.
  */
-export async function decodeAudio(bytes: ArrayBuffer, options: DecodeOptions): Promise<Float32Array> {
-  const u8 = new Uint8Array(bytes);
+export async function decodeAudio(body: ArrayBuffer | Blob, options: DecodeOptions): Promise<Float32Array> {
   const maxSeconds = options.maxAudioSeconds ?? DEFAULT_MAX_AUDIO_SECONDS;
+  if (body instanceof Blob) {
+    const sliced = await decodeWavBlobIfLarge(body, options, maxSeconds);
+    if (sliced) return sliced;
+  }
+  const bytes = body instanceof Blob ? await body.arrayBuffer() : body;
+  const u8 = new Uint8Array(bytes);
   const raw = RAW[options.encoding];
   if (raw) return decodeRaw(u8, raw, options);
   if (u8.byteLength === 0) throw invalidAudio('the request body is empty');

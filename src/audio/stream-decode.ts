@@ -69,7 +69,7 @@ export async function decodeStreamed(bytes: Uint8Array, outRate: number, options
     if (!track || !(await track.canDecode())) return null;
     const declared = options.expectedSeconds || (await input.getDurationFromMetadata([track])) || UNKNOWN_SECONDS;
     // Never more than the limit allows (a header may lie); untouched pages of it cost no memory.
-    const output = new SampleBuffer(Math.min(declared * SLACK, options.maxSeconds) * outRate + outRate);
+    const output = new SampleBuffer(Math.min(declared * SLACK, options.maxSeconds) * outRate + outRate, (options.maxSeconds + 1) * outRate);
     let resampler: StreamResampler | undefined;
     let rate = 0;
     let frames = 0;

@@ -63,8 +63,11 @@ function sampleFormat(tag: number, bits: number): SampleFormat {
  * the body, and a trailing partial frame is dropped. The RIFF size is not consulted (ffmpeg
  * ignores it too). Damage that leaves nothing to decode is invalid_audio: a header cut short, no
  * fmt or data chunk, or no whole frame of samples.
+ *
+ * `bytes` may be only the head of a file of `totalLength` bytes (a Blob read in slices): the
+ * chunks before the samples must lie in it, and the data chunk then runs to the end of the file.
  */
-export function parseWav(bytes: Uint8Array): WavInfo {
+export function parseWav(bytes: Uint8Array, totalLength = bytes.byteLength): WavInfo {
   const flavour = riffFlavour(bytes);
   if (!flavour) throw invalidAudio('not a RIFF/WAVE, RF64 or Wave64 file');
   const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -96,7 +99,7 @@ export function parseWav(bytes: Uint8Array): WavInfo {
       if (fmt.blockAlign !== frameBytes) {
         throw invalidAudio(`WAV block align ${fmt.blockAlign} does not match ${fmt.channels} channels of ${fmt.bits} bits`);
       }
-      const available = Math.max(0, bytes.byteLength - body);
+      const available = Math.max(0, totalLength - body);
       const length = placeholder || size > available ? available : size;
       return {
         format,

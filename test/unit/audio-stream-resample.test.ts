@@ -62,11 +62,27 @@ describe('StreamResampler (push, chunk by chunk)', () => {
     expect(emitted).toBe(100 * 16000);
   });
 
-  it('SampleBuffer hands over an array owning exactly its samples', () => {
-    const b = new SampleBuffer(10000);
+  it('SampleBuffer hands over an array owning exactly its samples, grown and shrunk in place', () => {
+    const b = new SampleBuffer(10000, 1e6);
     b.append(new Float32Array([1, 2, 3]));
-    const out = b.take();
-    expect(Array.from(out)).toEqual([1, 2, 3]);
-    expect(out.buffer.byteLength).toBe(12);
+    const first = b.take();
+    expect(Array.from(first)).toEqual([1, 2, 3]);
+    expect(first.buffer.byteLength).toBe(12);
+    // Past the estimate (but within the maximum): the same buffer grows, nothing is copied.
+    const c = new SampleBuffer(2000, 1e6);
+    const chunk = Float32Array.from({ length: 1500 }, (_, i) => i);
+    for (let k = 0; k < 3; k++) c.append(chunk);
+    const out = c.take();
+    expect(out.length).toBe(4500);
+    expect(out.buffer.byteLength).toBe(4500 * 4);
+    expect((out.buffer as ArrayBuffer & { resizable?: boolean }).resizable).toBe(true);
+    expect(out[4499]).toBe(1499);
+    // Past the maximum too: it still keeps every sample (by copying).
+    const d = new SampleBuffer(1024, 1500);
+    for (let k = 0; k < 3; k++) d.append(chunk);
+    const all = d.take();
+    expect(all.length).toBe(4500);
+    expect(all.buffer.byteLength).toBe(4500 * 4);
+    expect(all[3000]).toBe(0);
   });
 });
