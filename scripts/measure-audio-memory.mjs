@@ -13,7 +13,9 @@
  * the repository (MEASURE_AUDIO_DIR, default /tmp/localscribe-audio-long), never committed.
  *
  * Usage: node scripts/measure-audio-memory.mjs [minutes=60] [only files whose name contains this]
- *          [--decoder=webaudio|stream] [--transcribe[=whisper-tiny]]
+ *          [--decoder=webaudio|stream] [--blob] [--transcribe[=whisper-tiny]]
+ * --blob fetches the body as a Blob (as a user's File arrives) instead of an ArrayBuffer: a large
+ * WAV is then read in slices and never sits in the renderer whole.
  * --transcribe runs `createTranscriber({ model }).transcribe(bytes)` (the JS API, default decoding
  * path) instead of decodeAudio alone: the peak then includes the engine worker, a thread of the
  * page's renderer.
@@ -32,6 +34,7 @@ const minutes = Number(positional[0] ?? 60);
 const only = positional[1] ?? '';
 const decoderFlag = flag('decoder')?.split('=')[1];
 const transcribeFlag = flag('transcribe');
+const asBlob = !!flag('blob');
 const model = transcribeFlag ? (transcribeFlag.split('=')[1] ?? 'whisper-tiny') : null;
 const OUT = resolve(process.env.MEASURE_AUDIO_DIR ?? '/tmp/localscribe-audio-long');
 const JFK = resolve(ROOT, process.env.STS_EVAL_DIR ?? '../shared/eval', 'en/jfk.flac');
@@ -87,8 +90,9 @@ try {
     const renderers = async () => (await cdp.send('SystemInfo.getProcessInfo')).processInfo
       .filter((p) => p.type === 'renderer').map((p) => p.id);
     const before = Object.fromEntries((await renderers()).map((pid) => [pid, status(pid).VmRSS]));
-    const result = await page.evaluate(async ({ url, audio, api, decoder, model }) => {
-      const bytes = await (await fetch(url)).arrayBuffer();
+    const result = await page.evaluate(async ({ url, audio, api, decoder, model, asBlob }) => {
+      const res = await fetch(url);
+      const bytes = asBlob ? await res.blob() : await res.arrayBuffer();
       const compressedDecoder = decoder === 'webaudio' ? 'webaudio' : 'stream-only';
       const t0 = performance.now();
       if (!model) {
@@ -105,7 +109,7 @@ try {
         await t.dispose();
       }
     }, {
-      url: `/__long/${f.name}`, decoder: f.decoder, model,
+      url: `/__long/${f.name}`, decoder: f.decoder, model, asBlob,
       audio: `/@fs${join(ROOT, 'src/audio/index.ts')}`, api: `/@fs${join(ROOT, 'src/index.ts')}`,
     });
     // Renderers that appeared since (none expected: workers are threads of the page's renderer).
@@ -114,6 +118,7 @@ try {
     rows.push({
       file: f.name,
       decoder: f.decoder,
+      body: asBlob ? 'Blob' : 'ArrayBuffer',
       MB: +(statSync(join(OUT, f.name)).size / 2 ** 20).toFixed(1),
       decodedSeconds: +(result.samples / 16000).toFixed(3),
       peakRendererMBAboveBaseline: Math.round(peak),
