@@ -140,11 +140,14 @@ export async function runEngine(clips: readonly DiarClip[], options: { rounds: n
 }
 
 /** DER (collar 0.25 and 0, overlap scored) of the transcript's speaker segments. */
-export function engineDer(clip: DiarClip, result: EngineClipResult): { der25: number; der0: number; missed: number; fa: number; conf: number } | null {
+export function engineDer(
+  clip: DiarClip,
+  result: EngineClipResult,
+): { der25: number; der0: number; missed: number; fa: number; conf: number; ref25: number; ref0: number } | null {
   if (!clip.reference) return null;
   const hyp = segmentTurns(result.segments);
   const to = clip.audio.length / 16_000;
   const r25 = diarizationError(clip.reference, hyp, { collar: 0.25, from: 0, to });
   const r0 = diarizationError(clip.reference, hyp, { collar: 0, from: 0, to });
-  return { der25: r25.der, der0: r0.der, missed: r25.missed / r25.reference, fa: r25.falseAlarm / r25.reference, conf: r25.confusion / r25.reference };
+  return { der25: r25.der, der0: r0.der, missed: r25.missed / r25.reference, fa: r25.falseAlarm / r25.reference, conf: r25.confusion / r25.reference, ref25: r25.reference, ref0: r0.reference };
 }

@@ -13,7 +13,7 @@
  * Run: node bench/diarization.mjs [--sets DIR,DIR] [--diar-only] [--no-one-speaker] [--test-windows N] [--constants FILE]
  *      (--sets: folders laid out like ../shared/eval whose diar/ is measured, default STS_EVAL_DIR;
  *      development: --sets ../shared/dev,../shared/eval)
- *      node bench/diarization.mjs --engine [--rounds N] [--threads N] [--out FILE.json]
+ *      node bench/diarization.mjs --engine [--rounds N] [--threads N] [--out FILE.json] [--score FILE.json]
  *      (--rounds 0: no timing, one diarized transcription per clip, for the DER alone)
  * (hidden states are cached in tmp/speaker-cache)
  */
@@ -28,7 +28,7 @@ import type { SpeakerTurn } from '../engine/speakers/turns';
 import { testWindows } from '../scripts/fit-speaker-windows';
 import { loadWindows, POSITIONS, DIMS, type LabelledWindow } from '../scripts/fit-speaker-model';
 import { seeded } from '../engine/decoding/seeded-random';
-import { attributedWordAccuracy, engineDer, runEngine } from './diarization-engine';
+import { attributedWordAccuracy, engineDer, runEngine, type EngineReport } from './diarization-engine';
 import { formatTable, percent } from './lib/table';
 import { diarizationError, parseRttm, type Turn } from './score/der';
 import { decodeFile, vadProbabilities, windowHidden } from './speaker-features';
@@ -312,6 +312,7 @@ function cosine(a: Float32Array, b: Float32Array): number {
 /** EER on the packed test-other windows: whole utterances, one seeded 1.5-3 s crop of each, and one 1.5 s crop of each. */
 export function verification(c: SpeakerConstants, windows: readonly LabelledWindow[]): { utterance: number; crop: number; crop15: number } {
   const rand = seeded(7);
+  const rand15 = seeded(8);
   const whole: Array<{ speaker: string; v: Float32Array }> = [];
   const crops: Array<{ speaker: string; v: Float32Array }> = [];
   const crops15: Array<{ speaker: string; v: Float32Array }> = [];
@@ -326,8 +327,8 @@ export function verification(c: SpeakerConstants, windows: readonly LabelledWind
       const len = Math.round((1.5 + 1.5 * rand()) * SR);
       const from = start + Math.floor(rand() * Math.max(0, end - start - len));
       crops.push({ speaker, v: embedSpan(hw, from, Math.min(end, from + len), c) });
-      // the diarizer's piece length; drawn after the earlier crop so that one stays as it was
-      const at = start + Math.floor(rand() * Math.max(0, end - start - 1.5 * SR));
+      // the diarizer's piece length, from its own random stream so the 1.5-3 s crops stay as they were
+      const at = start + Math.floor(rand15() * Math.max(0, end - start - 1.5 * SR));
       crops15.push({ speaker, v: embedSpan(hw, at, Math.min(end, at + 1.5 * SR), c) });
     }
   }
@@ -381,7 +382,11 @@ async function mainEngine(args: string[]): Promise<void> {
   const clips = diarClips();
   const rounds = Number(optionValue(args, '--rounds') ?? 1);
   const threads = optionValue(args, '--threads');
-  const report = await runEngine(clips, { rounds, threads: threads === null ? null : Number(threads), log: (line) => console.log(`  ${line}`) });
+  // --score FILE.json: scores a saved report (this run's --out, or an older code's) without running the engine
+  const saved = optionValue(args, '--score');
+  const report: EngineReport = saved
+    ? (JSON.parse(readFileSync(saved, 'utf8')) as EngineReport)
+    : await runEngine(clips, { rounds, threads: threads === null ? null : Number(threads), log: (line) => console.log(`  ${line}`) });
   const n = (x: number | null | undefined): string => (x === null || x === undefined ? '-' : percent(x));
   const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
   const rows = report.clips.map((r, i) => {
@@ -398,6 +403,12 @@ async function mainEngine(args: string[]): Promise<void> {
   const scored = report.clips.map((r, i) => engineDer(clips[i]!, r)).filter((d) => d !== null);
   const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
   console.log(`mean over ${scored.length} RTTM clips: DER c0.25 ${percent(mean(scored.map((d) => d.der25)))}, c0 ${percent(mean(scored.map((d) => d.der0)))}`);
+  const pooled = (key: 'missed' | 'fa' | 'conf' | 'der25', ref: 'ref25' | 'ref0' = 'ref25'): string => percent(sum(scored.map((d) => d[key] * d[ref])) / sum(scored.map((d) => d[ref])));
+  const right = report.clips.filter((r, i) => new Set(r.segments.map((s) => s.speaker_id)).size === clips[i]!.speakers).length;
+  console.log(
+    `pooled over ${scored.length} RTTM clips (summed error / summed reference): DER c0.25 ${pooled('der25')} (missed ${pooled('missed')}, false alarm ${pooled('fa')}, confusion ${pooled('conf')}), ` +
+      `c0 ${percent(sum(scored.map((d) => d.der0 * d.ref0)) / sum(scored.map((d) => d.ref0)))}; right speaker count on ${right} of ${clips.length} (${percent(right / clips.length)})`,
+  );
   const lines: string[] = [];
   for (const [i, r] of report.clips.entries()) {
     const clip = clips[i]!;
