@@ -217,7 +217,7 @@ export interface ClusterOptions {
  * 2026-11-27 (issue 32), every rule calibrated on LibriSpeech only (node scripts/fit-speaker-count.mjs:
  * 160 synthetic recordings of 1-4 train-clean-100 speakers, right count per true count): separation
  * 0.5-0.6 45.0% (1 speaker 95%, 4 speakers 10%), threshold 0.1 50.6%, spectral eigengap (keep 0.2-0.5,
- * scripts/speaker-spectral-count.ts) 55-57%. On the meetings (bench/diarization.mjs --sets ../shared/dev,../shared/eval, own VAD, pooled
+ * scripts/speaker-spectral-count.ts) 45.6-48.1% (55-57% when it was wired in here with deeper cuts). On the meetings (bench/diarization.mjs --sets ../shared/dev,../shared/eval, own VAD, pooled
  * DER c0.25 / right count over 10 clips) the LibriSpeech winners lose: separation 0.6 21.4% / 60%,
  * spectral keep 0.5 27.9% / 50%, keep 0.2 26.2% / 40% (measured with the eigengap count wired into this
  * function, since removed), threshold 0.1 27.3% / 50%. So separation stays.
