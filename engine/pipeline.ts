@@ -153,6 +153,8 @@ export class Engine {
     const checkpoint = () => signal.throwIfAborted();
     const totalMs = (audio.length / SAMPLE_RATE) * 1000;
     checkpoint();
+    // The job has left the queue: /v1 starts its stall deadline here (src/sw/bridge.ts).
+    onProgress?.({ stage: 'transcribe', processedMs: 0, totalMs });
     const probs = await loaded.vad.probabilities(audio, undefined, signal);
     const windows = decodingWindows(speechRegions(probs, { totalSamples: audio.length }), probs, audio.length);
     const ctx: RequestContext = {

@@ -11,6 +11,8 @@ import type { ProgressEvent } from '../engine/protocol';
 import { normalizeBasePath } from './sw/router';
 import {
   HOST,
+  KEEPALIVE,
+  KEEPALIVE_MS,
   PROBE,
   TRANSCRIBE,
   UNHOST,
@@ -113,7 +115,7 @@ function host(container: ServiceWorkerContainer, transcriber: TranscriptionHost)
     const port = event.ports[0];
     if (!active || !port) return;
     if (data?.type === PROBE) port.postMessage({ type: 'host' } satisfies ProbeReply);
-    else if (data?.type === TRANSCRIBE) void serveJob(transcriber, data as TranscribeJob, port);
+    else if (data?.type === TRANSCRIBE) void keepAlive(container, serveJob(transcriber, data as TranscribeJob, port));
   };
   const onControllerChange = () => announce(HOST);
   const onPageHide = () => announce(UNHOST);
@@ -137,19 +139,43 @@ function host(container: ServiceWorkerContainer, transcriber: TranscriptionHost)
   };
 }
 
+/**
+ * Pings the service worker every KEEPALIVE_MS until `job` settles. A worker whose response streams a long
+ * job has no event in flight; each message event restarts its idle timer, so it is not stopped while
+ * the engine works (whether an open response stream alone keeps it alive varies between browsers).
+ */
+async function keepAlive(container: ServiceWorkerContainer, job: Promise<void>): Promise<void> {
+  const ping = () => void container.ready.then((reg) => reg.active?.postMessage({ type: KEEPALIVE }));
+  const timer = setInterval(ping, KEEPALIVE_MS);
+  try {
+    await job;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 async function serveJob(transcriber: TranscriptionHost, job: TranscribeJob, port: MessagePort): Promise<void> {
   const reply = (message: JobReply) => port.postMessage(message);
   const controller = new AbortController();
+  let received: (body: ArrayBuffer) => void = () => undefined;
+  const body = new Promise<ArrayBuffer>((resolve) => (received = resolve));
   port.onmessage = (event: MessageEvent<JobControl>) => {
-    if (event.data?.type === 'cancel') controller.abort(new DOMException('the HTTP client went away', 'AbortError'));
+    if (event.data?.type === 'body') received(event.data.body);
+    else if (event.data?.type === 'cancel') controller.abort(new DOMException('the HTTP client went away', 'AbortError'));
   };
   reply({ type: 'accepted' });
   let audioMs = 0;
   try {
-    const transcript = await transcriber.transcribe(job.body, new URLSearchParams(job.query), {
+    const aborted = new Promise<never>((_, reject) => {
+      controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+    });
+    const input = await Promise.race([body, aborted]);
+    const transcript = await transcriber.transcribe(input, new URLSearchParams(job.query), {
       signal: controller.signal,
       onProgress: (event) => {
-        if (event.stage === 'transcribe') audioMs = Math.max(audioMs, event.totalMs);
+        if (event.stage !== 'transcribe') return;
+        audioMs = Math.max(audioMs, event.totalMs);
+        reply({ type: 'progress' }); // the job is running: the worker's stall deadline restarts
       },
     });
     const durationMs = (transcript as { duration_ms?: unknown }).duration_ms;

@@ -14,9 +14,22 @@ export interface Limits {
   maxConcurrent: number;
   /** Lifetime of tokens from /v1/auth/token, in seconds. Default 600. */
   tokenTtlSeconds: number;
-  /** How long the service worker waits for the engine page's answer before 504. Default 5 minutes. */
+  /**
+   * How long the engine may go without reporting progress on a job it has started before the job is
+   * stopped (504, or an errored body once streaming). Waiting in the queue does not count. Default 5 minutes.
+   */
   engineTimeoutMs: number;
+  /**
+   * How long a /v1 transcription holds its response for the engine's answer; a job still running then is
+   * answered 200 with a body that streams the transcript when it is done (src/sw/late-answer.ts), since
+   * Chromium stops a service worker whose fetch event is still unanswered after 5 minutes. At most
+   * MAX_STREAM_AFTER_MS. Default 60 s: errors decided in the first minute keep their own status.
+   */
+  streamAfterMs: number;
 }
+
+/** Leaves a minute under Chromium's 5-minute cap on one fetch event (body reading counts against it). */
+export const MAX_STREAM_AFTER_MS = 4 * 60 * 1000;
 
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxBodyBytes: 100 * 1024 * 1024,
@@ -24,6 +37,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxConcurrent: 2,
   tokenTtlSeconds: 600,
   engineTimeoutMs: 5 * 60 * 1000,
+  streamAfterMs: 60 * 1000,
 });
 
 const META_KEY = 'limits';
@@ -44,6 +58,10 @@ function check(patch: Partial<Limits>): void {
   positiveInt('maxConcurrent', patch.maxConcurrent);
   positiveInt('tokenTtlSeconds', patch.tokenTtlSeconds);
   positiveInt('engineTimeoutMs', patch.engineTimeoutMs);
+  positiveInt('streamAfterMs', patch.streamAfterMs);
+  if (patch.streamAfterMs !== undefined && patch.streamAfterMs > MAX_STREAM_AFTER_MS) {
+    throw new RangeError(`streamAfterMs must be at most ${MAX_STREAM_AFTER_MS} (Chromium stops a fetch event after 5 minutes)`);
+  }
   const credit = patch.creditSeconds;
   if (credit !== undefined && credit !== null && !(Number.isFinite(credit) && credit >= 0)) {
     throw new RangeError('creditSeconds must be a non-negative number or null');

@@ -8,7 +8,8 @@ import { PROBE, type JobControl, type JobReply, type ProbeReply, type Transcribe
  * - No host page open: 503 problem+json (internal_server_error), answered after at most PROBE_TIMEOUT_MS.
  * - A host that does not acknowledge the job within ACK_TIMEOUT_MS: 503 and it is forgotten as a host.
  * - The host page closes or navigates away mid-request (checked every CLIENT_POLL_MS): 503.
- * - No answer within the configured engine timeout: 504.
+ * - An engine that has started the job and then reports no progress for `stallTimeoutMs`: 504. The time
+ *   a job waits in the page's queue, and a long job that keeps reporting progress, meet no deadline.
  */
 export const PROBE_TIMEOUT_MS = 500;
 export const ACK_TIMEOUT_MS = 3000;
@@ -49,10 +50,10 @@ export class EngineBridge {
     return found ? byId.get(found) : undefined;
   }
 
-  /** Sends the job (its body is transferred) to a host page; resolves with the page's Transcript JSON. */
+  /** Sends the job (its body is transferred after it) to a host page; resolves with the page's Transcript JSON. */
   async transcribe(
-    job: Omit<TranscribeJob, 'type'>,
-    options: { timeoutMs: number; signal?: AbortSignal },
+    job: Omit<TranscribeJob, 'type'> & { body: ArrayBuffer },
+    options: { stallTimeoutMs: number; signal?: AbortSignal },
   ): Promise<BridgeResult> {
     const host = await this.findHost();
     if (!host) {
@@ -63,8 +64,8 @@ export class EngineBridge {
 
   private send(
     host: Client,
-    job: Omit<TranscribeJob, 'type'>,
-    { timeoutMs, signal }: { timeoutMs: number; signal?: AbortSignal },
+    job: Omit<TranscribeJob, 'type'> & { body: ArrayBuffer },
+    { stallTimeoutMs, signal }: { stallTimeoutMs: number; signal?: AbortSignal },
   ): Promise<BridgeResult> {
     const { port1, port2 } = new MessageChannel();
     return new Promise<BridgeResult>((resolve, reject) => {
@@ -75,7 +76,7 @@ export class EngineBridge {
         if (settled) return;
         settled = true;
         clearTimeout(ackTimer);
-        clearTimeout(deadline);
+        clearTimeout(stall);
         clearInterval(poll);
         signal?.removeEventListener('abort', onAbort);
         port1.close();
@@ -90,6 +91,8 @@ export class EngineBridge {
         const reply = event.data;
         if (reply.type === 'accepted') {
           accepted = true;
+        } else if (reply.type === 'progress') {
+          armStall();
         } else if (reply.type === 'result') {
           finish(() => resolve({ json: reply.json, audioSeconds: reply.audioSeconds }));
         } else if (reply.type === 'error') {
@@ -102,10 +105,16 @@ export class EngineBridge {
         this.removeHost(host.id);
         finish(() => reject(unavailable('the page hosting the engine did not accept the request')));
       }, ACK_TIMEOUT_MS);
-      const deadline = setTimeout(() => {
-        cancel();
-        finish(() => reject(new ApiError(504, 'internal_server_error', `the engine did not answer within ${timeoutMs} ms`)));
-      }, timeoutMs);
+      // Armed by the engine's first progress report (the job left the queue) and re-armed by each one.
+      let stall: ReturnType<typeof setTimeout> | undefined;
+      const armStall = () => {
+        clearTimeout(stall);
+        stall = setTimeout(() => {
+          cancel();
+          const detail = `the engine reported no progress for ${stallTimeoutMs} ms (engineTimeoutMs) and was stopped`;
+          finish(() => reject(new ApiError(504, 'internal_server_error', detail)));
+        }, stallTimeoutMs);
+      };
       const poll = setInterval(() => {
         void this.clients.get(host.id).then((client) => {
           if (client) return;
@@ -116,8 +125,9 @@ export class EngineBridge {
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort);
 
-      const message: TranscribeJob = { type: 'localscribe:transcribe', ...job };
-      host.postMessage(message, [port2, job.body]);
+      const message: TranscribeJob = { type: 'localscribe:transcribe', query: job.query };
+      host.postMessage(message, [port2]);
+      port1.postMessage({ type: 'body', body: job.body } satisfies JobControl, [job.body]);
     });
   }
 }

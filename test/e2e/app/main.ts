@@ -35,15 +35,26 @@ async function transcribeJs(audioUrl: string, params: string): Promise<string> {
 
 /** Counts the jobs the service worker hands to this page, so tests can act while one is running. */
 const host: local.TranscriptionHost | undefined = transcriber && {
-  transcribe(input, params, options) {
+  async transcribe(input, params, options) {
     e2e.jobsStarted++;
-    return transcriber.transcribe(input, params, options);
+    e2e.jobsRunning++;
+    try {
+      return await transcriber.transcribe(input, params, options);
+    } catch (err) {
+      e2e.lastJobError = String(err);
+      throw err;
+    } finally {
+      e2e.jobsRunning--;
+    }
   },
 };
 
 const e2e = {
   ...local,
   jobsStarted: 0,
+  /** Jobs of the service worker this page's engine has not finished (or failed, or cancelled) yet. */
+  jobsRunning: 0,
+  lastJobError: '',
   /** Makes the engine's worker die as a crash would (an uncaught error inside it). */
   crashEngine: () => transcriber && crashEngine(transcriber),
   clearAll,
