@@ -39,8 +39,8 @@ describe('npx localscribe-models', () => {
     expect(written.find((e) => e.path === 'whisper-small/onnx/encoder_model_quantized.onnx')!.bytes).toBe(92_324_809);
   }, 60_000); // 250 MB copied and hashed twice on a shared 2-core machine
 
-  it('refuses an unknown model by name, listing the known ones', async () => {
-    const failed = run(process.execPath, [BIN, join(scratch, 'x'), '--model', 'whisper-medium'], { cwd: ROOT });
+  it('runs as an executable (its #! line) and refuses an unknown model by name, listing the known ones', async () => {
+    const failed = run(BIN, [join(scratch, 'x'), '--model', 'whisper-medium'], { cwd: ROOT });
     await expect(failed).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining("unknown model 'whisper-medium' (known: whisper-tiny, whisper-base, whisper-small)") });
   });
 
