@@ -53,7 +53,7 @@ interface RequestContext {
   checkpoint: () => void;
 }
 
-const BASE_ENCODER = 'whisper-base/onnx/encoder_model_quantized.onnx';
+const BASE_ENCODER = whisperPaths('whisper-base').encoder;
 
 /**
  * In 'fit' mode the encoder sees the window's audio, then at least TAIL_PAD_FRAMES of silence (Whisper was

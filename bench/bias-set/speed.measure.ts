@@ -12,14 +12,15 @@
 import { join } from 'node:path';
 import { it } from 'vitest';
 import { EVAL_DIR } from '../../config/paths';
-import { biasPlan, DEFAULT_STRENGTH, decodeWithPhrases } from '../../engine/biasing/phrases/phrase-pass';
+import { biasPlan, decodeWithPhrases } from '../../engine/biasing/phrases/phrase-pass';
+import { DEFAULT_BIAS_STRENGTH } from '../../engine/protocol';
 import { decodeWindow } from '../../engine/decoding/fallback';
 import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
 import { madeUpPhrases } from './phrase-list';
 
 it('decoding cost with 10,000 phrases', async () => {
   const model = await loadNodeWhisper(process.env.MODEL ?? 'whisper-tiny');
-  const plan = biasPlan(DEFAULT_STRENGTH)!;
+  const plan = biasPlan(DEFAULT_BIAS_STRENGTH)!;
   const many = ['ComfyUI', ...madeUpPhrases(9_999)];
   const draws = Number(process.env.DRAWS ?? 1);
   if (!(Number.isInteger(draws) && draws >= 1 && draws <= 3)) throw new Error(`DRAWS must be 1, 2 or 3, not ${process.env.DRAWS}`);

@@ -1,4 +1,5 @@
 import type * as OrtModule from 'onnxruntime-web';
+import { ENCODER_FRAME_MS } from './features';
 import { generatePass, rowAt, type GenerateOptions, type Generation } from './generate';
 import { KvCache, type CrossCache } from './kv-cache';
 import { languageRestriction, logSumExp } from './logits';
@@ -199,7 +200,7 @@ export class WhisperModel {
     const prompt = [...prefix, v.sot, v.languageToken(opts.language), v.transcribe];
     // half the context for the generated tokens, as OpenAI's decoder (sample_len), and never past the context
     const maxTokens = Math.min(opts.maxTokens ?? this.maxPositions / 2, this.maxPositions - prompt.length);
-    const maxTsIndex = Math.min(encoded.frames, Math.ceil(opts.audioSeconds / 0.02));
+    const maxTsIndex = Math.min(encoded.frames, Math.ceil((opts.audioSeconds * 1000) / ENCODER_FRAME_MS));
     return { prefix, prompt, maxTokens, maxTsIndex };
   }
 

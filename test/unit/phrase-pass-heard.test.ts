@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { generateBiasSet } from '../../bench/bias-set/generate.mjs';
 import { encodeClip, loadNodeWhisper, readAudio } from '../../bench/bias-set/node-model';
 import { madeUpPhrases } from '../../bench/bias-set/phrase-list';
-import { biasPlan, DEFAULT_STRENGTH, decodeWithPhrases } from '../../engine/biasing/phrases/phrase-pass';
+import { biasPlan, decodeWithPhrases } from '../../engine/biasing/phrases/phrase-pass';
+import { DEFAULT_BIAS_STRENGTH } from '../../engine/protocol';
 import { decodeWindow } from '../../engine/decoding/fallback';
 import type { WhisperModel } from '../../engine/whisper/model';
 
@@ -25,7 +26,7 @@ async function passes(file: string, terms: readonly string[]) {
   try {
     const first = await decodeWindow(model, clip.encoded, opts);
     const phrases = [...terms, ...madeUpPhrases(250 - terms.length)];
-    const biased = await decodeWithPhrases(model, clip.encoded, opts, first, phrases, biasPlan(DEFAULT_STRENGTH)!);
+    const biased = await decodeWithPhrases(model, clip.encoded, opts, first, phrases, biasPlan(DEFAULT_BIAS_STRENGTH)!);
     return { firstText: text(first), text: text(biased) };
   } finally {
     clip.encoded.hidden.dispose();

@@ -8,7 +8,7 @@ import { endedWithEot, passProcessors, processedRow, rowAt, type GeneratedToken,
 import { spokenCodes, tokenTable, writtenCodes, type CodeForm, type CodeState, type TokenTable } from './code-forms';
 import { PatternMatcher } from './pattern-matcher';
 import { decodeOn, type DecodedOn, type Framing } from '../phrases/decode-on';
-import { DEFAULT_STRENGTH } from '../phrases/phrase-pass';
+import { DEFAULT_BIAS_STRENGTH } from '../../protocol';
 import { findPatternSpans, mayBeCodeWord } from './spoken-patterns';
 
 /**
@@ -284,7 +284,7 @@ export async function decodeWithPatterns(
   const f = model.framing(encoded, opts);
   // grows up to the default strength and no further: unrelated speech's best constrained passes trail
   // their first pass by 12 nats or more (bench/bias-set), and a larger credit would let them through
-  const credit = CODE_CREDIT * Math.min(1, strength / DEFAULT_STRENGTH);
+  const credit = CODE_CREDIT * Math.min(1, strength / DEFAULT_BIAS_STRENGTH);
   let tokens = first.tokens;
   let changed = false;
   let from = 0;

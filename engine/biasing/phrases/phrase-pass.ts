@@ -2,14 +2,13 @@ import { isSilence, type DecodeOptions } from '../../decoding/fallback';
 import { type EncodedWindow, type PromptRun, type WhisperModel } from '../../whisper/model';
 import { endedWithEot, repeatsTail, type Generation, type GenerateOptions } from '../../whisper/generate';
 import { PARAM_LIMITS } from '../../../src/api/params';
+import { DEFAULT_BIAS_STRENGTH } from '../../protocol';
 import { formIndex, formsBy, HEARD_FLOOR, phrasesHeard, writtenIn, type Heard } from './model-rank';
 import { createBiasProcessor } from './processor';
 import { MAX_PROMPT_PHRASES, phrasePrompt, promptForPhrases } from './prompt';
 import { rankPhrases } from './shortlist';
 import { passWords, sameSoundPhrases, splicePhrase, unsureStretches, type PassWords, type Splice } from './splice';
 
-/** The default bias_strength (spec 4.3). */
-export const DEFAULT_STRENGTH = 0.45;
 
 /**
  * Log-probability a listed phrase may cost, at the default strength, and still be kept: how much less
@@ -85,7 +84,7 @@ export interface BiasPlan {
  */
 export function biasPlan(strength: number): BiasPlan | null {
   if (!(strength > 0)) return null;
-  return { proposals: [DEFAULT_STRENGTH, 1], credit: PHRASE_CREDIT * Math.sqrt(strength / DEFAULT_STRENGTH) };
+  return { proposals: [DEFAULT_BIAS_STRENGTH, 1], credit: PHRASE_CREDIT * Math.sqrt(strength / DEFAULT_BIAS_STRENGTH) };
 }
 
 /** What a comparison of the passes saw (for measurements). */
