@@ -8,8 +8,19 @@
  * Results go to the console (Chromium's --enable-logging=stderr prints them), prefixed LIFETIME.
  */
 import { provisionApiKey, registerLocalApi, setLimits, type TranscriptionHost } from '../../../src/register';
+import { KEEPALIVE } from '../../../src/sw/protocol';
 
-const minutes = Number(new URLSearchParams(location.search).get('minutes') ?? 7);
+const query = new URLSearchParams(location.search);
+const minutes = Number(query.get('minutes') ?? 7);
+// `?keepalive=0`: drop the host's keepalive pings, to see whether the open response stream alone keeps
+// the worker alive (a measurement control; the library always pings).
+if (query.get('keepalive') === '0') {
+  const post = ServiceWorker.prototype.postMessage;
+  ServiceWorker.prototype.postMessage = function (this: ServiceWorker, message: unknown, ...rest: never[]) {
+    if ((message as { type?: unknown } | null)?.type === KEEPALIVE) return;
+    return post.call(this, message, ...rest);
+  } as typeof post;
+}
 const log = (line: string) => console.log(`LIFETIME ${line.replaceAll('"', "'").replace(/\s+/g, ' ')}`); // one line, no quotes: the log line is quoted
 
 const standIn: TranscriptionHost = {
@@ -28,7 +39,7 @@ async function main(): Promise<void> {
   const api = await registerLocalApi({ transcriber: standIn });
   const { key } = await provisionApiKey({ label: 'lifetime' });
   await setLimits({ streamAfterMs: 1000 });
-  log(`controlled=${api.controlled} job of ${minutes} min starts`);
+  log(`controlled=${api.controlled} keepalive=${query.get('keepalive') !== '0'} job of ${minutes} min starts`);
   const t0 = performance.now();
   const s = () => ((performance.now() - t0) / 1000).toFixed(1);
   const res = await fetch('/v1/speech-to-text/prerecorded', {
