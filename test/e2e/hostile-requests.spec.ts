@@ -3,6 +3,7 @@
  * engine's page in the middle of a request. Zero 5xx from bad input, zero hangs past a stated bound, zero
  * lost custom models, an engine that still transcribes afterwards.
  */
+import { seeded as rng } from '../../engine/decoding/seeded-random';
 import { AUTH, CLIP, call, expect, openApp, resetOrigin, test } from './helpers';
 
 const URL_ = '/v1/speech-to-text/prerecorded';
@@ -14,18 +15,6 @@ const VALIDATION_BOUND_MS = 5000;
 const ENGINE_RUNS = 10;
 /** One engine run of the 1.1 s clip on a loaded 2-core machine. */
 const ENGINE_BOUND_MS = 30_000;
-
-/** mulberry32: a small seeded generator, so a failure names a reproducible query. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NUMBERS = ['0', '-1', '1', '2', '16000', '8000', '48000', 'NaN', 'Infinity', '-Infinity', '1e309', '1e-400', '-0', '0x3E80', ' 16000', '16000.5', '9'.repeat(400), '', '+1', '1_000'];
 const BOOLEANS = ['true', 'false', 'TRUE', '1', '0', '', 'yes', 'null', 'undefined'];
