@@ -1,5 +1,5 @@
 import type { DecodeOptions } from '../../decoding/fallback';
-import { decodeLoop, endOfAudioStop, loopStop, passProcessors, type GeneratedToken, type StoppingCriterion } from '../../whisper/generate';
+import { decodeLoop, passProcessors, passStops, type GeneratedToken, type StoppingCriterion } from '../../whisper/generate';
 import type { KvCache } from '../../whisper/kv-cache';
 import type { LogitsProcessor } from '../../whisper/logits';
 import type { EncodedWindow, WhisperModel } from '../../whisper/model';
@@ -47,7 +47,7 @@ export async function decodeOn(
     { cache: forced.cache, row: forced.row, attention: null, tokens: [...prefix, ...forced.tokens] },
     {
       processors,
-      stops: [loopStop(), endOfAudioStop(v, f.maxTsIndex), rejoinStop(codeEnd, rest)],
+      stops: [...passStops(v, f.maxTsIndex, {}), rejoinStop(codeEnd, rest)],
       maxTokens: f.maxTokens,
       temperature: 0,
       wantAttention: false,
