@@ -12,6 +12,7 @@ import { BENCH_PAGES, startBenchServer } from './lib/server';
 import type { TranscriptBody } from './pages/driver';
 import { diarizationError, type Turn } from './score/der';
 import type { DiarClip } from './diarization-eval';
+import { SEGMENTATION_MODEL_PATH, SEGMENTATION_MODEL_SHA256 } from '../config/shared-models';
 
 export interface EngineSegment {
   text: string;
@@ -31,6 +32,8 @@ export interface EngineClipResult {
 
 export interface EngineReport {
   model: string;
+  /** Whether the pretrained segmentation model (../shared/models, served at /__models/) was used. */
+  segmentation?: boolean;
   threads: number | null;
   rounds: number;
   clips: EngineClipResult[];
@@ -94,13 +97,17 @@ export function attributedWordAccuracy(reference: ReadonlyArray<{ speaker: strin
   return { accuracy: n > 0 ? matched / n : 0, matched, words: n };
 }
 
-export async function runEngine(clips: readonly DiarClip[], options: { rounds: number; threads: number | null; log: (line: string) => void }): Promise<EngineReport> {
+export async function runEngine(
+  clips: readonly DiarClip[],
+  options: { rounds: number; threads: number | null; log: (line: string) => void; segmentation?: boolean },
+): Promise<EngineReport> {
   const model = 'whisper-base';
   const server = await startBenchServer();
   const session = await PageSession.open(server.url + BENCH_PAGES.ours, options.log);
   const results: EngineClipResult[] = [];
   try {
-    await session.load({ model, threads: options.threads }, 300_000);
+    const segmentationModel = options.segmentation ? { url: `/__models/${SEGMENTATION_MODEL_PATH}`, sha256: SEGMENTATION_MODEL_SHA256 } : undefined;
+    await session.load({ model, threads: options.threads, ...(segmentationModel ? { segmentationModel } : {}) }, 300_000);
     const job = (clip: DiarClip, params: string) => ({ url: `/__eval/diar/${clip.file}`, params, input: 'pcm' as const, audio_ms: clip.audio.length / 16 });
     const timeout = (clip: DiarClip): number => 120_000 + 8 * (clip.audio.length / 16);
     for (const clip of clips) results.push({ clip: clip.name, audioMs: clip.audio.length / 16, plainMs: [], diarMs: [], segments: [], text: '' });
@@ -136,7 +143,7 @@ export async function runEngine(clips: readonly DiarClip[], options: { rounds: n
   }
   const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
   const ratio = sum(results.map((r) => sum(r.diarMs))) / sum(results.map((r) => sum(r.plainMs)));
-  return { model, threads: options.threads, rounds: options.rounds, clips: results, ratio };
+  return { model, segmentation: options.segmentation === true, threads: options.threads, rounds: options.rounds, clips: results, ratio };
 }
 
 /** DER (collar 0.25 and 0, overlap scored) of the transcript's speaker segments. */

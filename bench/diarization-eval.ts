@@ -13,7 +13,9 @@
  * Run: node bench/diarization.mjs [--sets DIR,DIR] [--diar-only] [--no-one-speaker] [--test-windows N] [--constants FILE]
  *      (--sets: folders laid out like ../shared/eval whose diar/ is measured, default STS_EVAL_DIR;
  *      development: --sets ../shared/dev,../shared/eval)
- *      node bench/diarization.mjs --engine [--rounds N] [--threads N] [--out FILE.json] [--score FILE.json]
+ *      node bench/diarization.mjs --engine [--rounds N] [--threads N] [--out FILE.json] [--score FILE.json] [--segmentation]
+ *      (--segmentation: diarize with the pretrained segmentation model from ../shared/models, STS_MODELS_DIR;
+ *      without --engine it takes an optional model FILE, and STS_SEGMENTED='{json}' overrides SEGMENTED_DEFAULTS)
  *      (--rounds 0: no timing, one diarized transcription per clip, for the DER alone)
  * (hidden states are cached in tmp/speaker-cache)
  */
@@ -24,6 +26,9 @@ import { decodingWindows, speechRegions, type SpeechRegion } from '../engine/vad
 import { decodeSpeakerConstants, type SpeakerConstants, type SpeakerConstantsFile } from '../engine/speakers/constants';
 import { SpeakerDiarizer, diarizationRegions, evidenceRegions, type DiarizerOptions } from '../engine/speakers/diarize';
 import { embedSpan, type HiddenWindow } from '../engine/speakers/embed';
+import { SegmentedDiarizer, SEGMENTED_DEFAULTS, type SegmentedOptions } from '../engine/speakers/segmented-diarize';
+import type { SegmentationModel } from '../engine/speakers/segmentation-model';
+import { SEGMENTATION_MODEL_FILE } from '../config/paths';
 import type { SpeakerTurn } from '../engine/speakers/turns';
 import { testWindows } from '../scripts/fit-speaker-windows';
 import { loadWindows, POSITIONS, DIMS, type LabelledWindow } from '../scripts/fit-speaker-model';
@@ -31,7 +36,7 @@ import { seeded } from '../engine/decoding/seeded-random';
 import { attributedWordAccuracy, engineDer, runEngine, type EngineReport } from './diarization-engine';
 import { formatTable, percent } from './lib/table';
 import { diarizationError, parseRttm, type Turn } from './score/der';
-import { decodeFile, vadProbabilities, windowHidden } from './speaker-features';
+import { decodeFile, segmentationModel, vadProbabilities, windowHidden } from './speaker-features';
 
 const SR = 16_000;
 
@@ -170,6 +175,32 @@ export async function diarizeClip(
   return turns;
 }
 
+/** The same with the pretrained segmentation model (segmented-diarize.ts): its windows, then the encoder windows' features. */
+export async function diarizeClipSegmented(
+  c: SpeakerConstants,
+  audio: Float32Array,
+  model: SegmentationModel,
+  maxSpeakers: number | null,
+  options: Partial<SegmentedOptions> = {},
+): Promise<SpeakerTurn[]> {
+  const probs = await vadProbabilities(audio);
+  const windows = decodingWindows(speechRegions(probs, { totalSamples: audio.length }), probs, audio.length);
+  let started = performance.now();
+  const segments = await model.windows(audio, options.hopSamples ?? SEGMENTED_DEFAULTS.hopSamples);
+  const diarizer = new SegmentedDiarizer(SpeakerDiarizer.fromVad(c, probs, audio.length), segments, audio.length, options);
+  let work = performance.now() - started;
+  for (const w of windows) {
+    const hidden = await windowHidden(audio.subarray(w.startSample, w.endSample));
+    started = performance.now();
+    diarizer.addWindow(hidden, POSITIONS, w.startSample);
+    work += performance.now() - started;
+  }
+  started = performance.now();
+  const turns = diarizer.finish(maxSpeakers);
+  lastDiarizerMs = work + performance.now() - started;
+  return turns;
+}
+
 /**
  * CPU time of the last diarizeClip's own work (embeddings, clustering, turns), without the hidden
  * states, which whisper-base's transcription encoder gives as an extra output.
@@ -200,17 +231,26 @@ export interface DiarRow {
   ms: number;
 }
 
-export async function evalDiar(c: SpeakerConstants, clips: readonly DiarClip[], options: Partial<DiarizerOptions> = {}, vadOptions = {}): Promise<DiarRow[]> {
+/** With `segmentation`, the pretrained model's turns replace the VAD regions (no oracle rows). */
+export async function evalDiar(
+  c: SpeakerConstants,
+  clips: readonly DiarClip[],
+  options: Partial<DiarizerOptions> = {},
+  vadOptions = {},
+  segmentation: { model: SegmentationModel; options: Partial<SegmentedOptions> } | null = null,
+): Promise<DiarRow[]> {
   const rows: DiarRow[] = [];
   for (const clip of clips) {
     const probs = await vadProbabilities(clip.audio);
     const vad = diarizationRegions(probs, clip.audio.length, vadOptions);
     const evidence = evidenceRegions(probs, clip.audio.length, vadOptions);
     const modes: Array<['vad' | 'oracle', SpeechRegion[], SpeechRegion[]]> = [['vad', vad, evidence]];
-    if (clip.reference) modes.push(['oracle', oracleRegions(clip.reference), oracleRegions(clip.reference)]);
+    if (clip.reference && !segmentation) modes.push(['oracle', oracleRegions(clip.reference), oracleRegions(clip.reference)]);
     for (const [mode, regions, pooled] of modes) {
       for (const bound of [null, clip.speakers]) {
-        const turns = await diarizeClip(c, clip.audio, regions, bound, options, pooled);
+        const turns = segmentation
+          ? await diarizeClipSegmented(c, clip.audio, segmentation.model, bound, segmentation.options)
+          : await diarizeClip(c, clip.audio, regions, bound, options, pooled);
         const to = clip.audio.length / SR;
         const r25 = clip.reference ? diarizationError(clip.reference, asTurns(turns), { collar: 0.25, from: 0, to }) : null;
         const r0 = clip.reference ? diarizationError(clip.reference, asTurns(turns), { collar: 0, from: 0, to }) : null;
@@ -386,7 +426,7 @@ async function mainEngine(args: string[]): Promise<void> {
   const saved = optionValue(args, '--score');
   const report: EngineReport = saved
     ? (JSON.parse(readFileSync(saved, 'utf8')) as EngineReport)
-    : await runEngine(clips, { rounds, threads: threads === null ? null : Number(threads), log: (line) => console.log(`  ${line}`) });
+    : await runEngine(clips, { rounds, threads: threads === null ? null : Number(threads), log: (line) => console.log(`  ${line}`), segmentation: args.includes('--segmentation') });
   const n = (x: number | null | undefined): string => (x === null || x === undefined ? '-' : percent(x));
   const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
   const rows = report.clips.map((r, i) => {
@@ -397,7 +437,7 @@ async function mainEngine(args: string[]): Promise<void> {
     const [plain, diar, ratio] = timed ? [(sum(r.plainMs) / r.plainMs.length / 1000).toFixed(2), (sum(r.diarMs) / r.diarMs.length / 1000).toFixed(2), (sum(r.diarMs) / sum(r.plainMs)).toFixed(3)] : ['-', '-', '-'];
     return [clip.name, plain, diar, ratio, n(der?.der25), n(der?.der0), n(der?.missed), n(der?.fa), n(der?.conf), `${found}/${clip.speakers}`];
   });
-  console.log(`\n${report.model}, threads ${report.threads ?? 'library default'}, ${report.rounds} round(s) of A B B A per clip; speaker segments of the diarized transcript scored`);
+  console.log(`\n${report.model}${report.segmentation ? ' with the segmentation model' : ', built-in diarization'}, threads ${report.threads ?? 'library default'}, ${report.rounds} round(s) of A B B A per clip; speaker segments of the diarized transcript scored`);
   console.log(formatTable(['clip', 'plain s', 'diarize s', 'ratio', 'DER c0.25', 'DER c0', 'miss', 'FA', 'conf', 'speakers'], rows));
   if (report.rounds > 0) console.log(`diarize=true costs ${percent(report.ratio - 1)} on top of transcription (summed wall time ratio ${report.ratio.toFixed(3)})`);
   const scored = report.clips.map((r, i) => engineDer(clips[i]!, r)).filter((d) => d !== null);
@@ -429,12 +469,25 @@ async function mainEngine(args: string[]): Promise<void> {
   }
 }
 
+function segmentationFile(args: readonly string[]): string {
+  const next = optionValue(args, '--segmentation');
+  return next && !next.startsWith('--') ? next : SEGMENTATION_MODEL_FILE;
+}
+
+/** STS_SEGMENTED='{"hopSamples":80000,...}' overrides SEGMENTED_DEFAULTS, for sweeps on the development sets. */
+function segmentedOptions(): Partial<SegmentedOptions> {
+  return process.env.STS_SEGMENTED ? (JSON.parse(process.env.STS_SEGMENTED) as Partial<SegmentedOptions>) : {};
+}
+
 export async function main(args: string[] = []): Promise<void> {
   if (args.includes('--engine')) return mainEngine(args);
   const constantsPath = optionValue(args, '--constants');
   const c = constantsPath ? loadShippedConstants(constantsPath) : loadShippedConstants();
   const sets = (optionValue(args, '--sets') ?? EVAL_DIR).split(',');
-  const rows = await evalDiar(c, sets.flatMap((root) => diarClips(root)));
+  // --segmentation [FILE]: the pretrained segmentation model (default ../shared/models's copy, STS_SEGMENTATION_MODEL)
+  const segmentation = args.includes('--segmentation') ? { model: await segmentationModel(segmentationFile(args)), options: segmentedOptions() } : null;
+  if (segmentation) console.log(`segmentation model: ${segmentationFile(args)}, options ${JSON.stringify({ ...SEGMENTED_DEFAULTS, ...segmentation.options })}`);
+  const rows = await evalDiar(c, sets.flatMap((root) => diarClips(root)), {}, {}, segmentation);
   console.log(diarTable(rows));
   console.log();
   console.log(summaryTable(rows));

@@ -14,6 +14,8 @@ import { FULL_FRAMES, logMelSpectrogram, N_MELS } from '../engine/whisper/featur
 import { patchWhisperEncoder } from '../engine/whisper/patches';
 import { SPEAKER_FEATURE_TENSOR } from '../engine/speakers/constants';
 import { SileroVad } from '../engine/vad/silero';
+import { SegmentationModel, verifySegmentationModel } from '../engine/speakers/segmentation-model';
+import { SEGMENTATION_MODEL_SHA256 } from '../config/paths';
 
 ort.env.wasm.numThreads = 1;
 ort.env.logLevel = 'error';
@@ -71,4 +73,11 @@ export function vadProbabilities(audio: Float32Array): Promise<Float32Array> {
     vad ??= SileroVad.create(ort, new Uint8Array(readFileSync(join(MODELS, 'silero-vad/silero_vad_v5.onnx'))));
     return (await vad).probabilities(audio);
   });
+}
+
+/** The pretrained segmentation model from a file, verified against SEGMENTATION_MODEL_SHA256 (the ../shared/models copy's) unless `sha256` is given. */
+export async function segmentationModel(path: string, sha256 = SEGMENTATION_MODEL_SHA256): Promise<SegmentationModel> {
+  const bytes = new Uint8Array(readFileSync(path));
+  await verifySegmentationModel(bytes, sha256, path);
+  return SegmentationModel.fromBytes(ort, bytes, path);
 }

@@ -1,7 +1,7 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { extname, join, normalize } from 'node:path';
 import type { Connect, Plugin } from 'vite';
-import { EVAL_DIR, FIXTURES_DIR, ROOT, SPEAKERS_DIR } from './paths';
+import { EVAL_DIR, FIXTURES_DIR, ROOT, SHARED_MODELS_DIR, SPEAKERS_DIR } from './paths';
 
 /** Cross-origin isolation, so onnxruntime-web can use WASM threads (SharedArrayBuffer). */
 export const ISOLATION_HEADERS = {
@@ -49,13 +49,16 @@ const ROUTES: [string, string][] = [
   ['/__eval/', EVAL_DIR],
   ['/__speakers/', SPEAKERS_DIR],
   ['/__fixtures/', FIXTURES_DIR],
+  // pretrained models that may not be committed or shipped (../shared/models), for tests that supply one by URL
+  ['/__models/', SHARED_MODELS_DIR],
   // onnxruntime-web's wasm at a fixed URL, for tests that pass wasmBaseUrl '/ort/' (builds emit their own).
   ['/ort/', `${ROOT}/node_modules/onnxruntime-web/dist`],
 ];
 
 /**
- * Serves evaluation data and generated test fixtures read-only at /__eval/, /__speakers/ and
- * /__fixtures/, and onnxruntime-web's dist/ at /ort/ (dev server, preview and tests only; never part of a build).
+ * Serves evaluation data, generated test fixtures and ../shared/models read-only at /__eval/,
+ * /__speakers/, /__fixtures/ and /__models/, and onnxruntime-web's dist/ at /ort/ (dev server,
+ * preview and tests only; never part of a build).
  */
 export function evalData(): Plugin {
   return {

@@ -13,6 +13,8 @@ import { attributeSpeakers } from './speakers/assign';
 import { decodeSpeakerConstants, SPEAKER_FEATURE_TENSOR, type SpeakerConstants, type SpeakerConstantsFile } from './speakers/constants';
 import { oneSpeakerTurns, SpeakerDiarizer } from './speakers/diarize';
 import { SpeakerFeatureSource } from './speakers/features';
+import { SegmentationModel } from './speakers/segmentation-model';
+import { SegmentedDiarizer, SEGMENTED_DEFAULTS } from './speakers/segmented-diarize';
 import { steeringFor, type Steering } from './decoding/steering';
 import { createWhisper, fetchWhisperFiles, whisperPaths } from './whisper/loader';
 import { SileroVad, VAD_FRAME_SAMPLES } from './vad/silero';
@@ -43,13 +45,15 @@ interface Loaded {
   info: LoadedInfo;
   /** Made on the first diarized request. */
   speakers?: Promise<{ source: SpeakerFeatureSource; constants: SpeakerConstants }>;
+  /** The user's segmentation model (EngineConfig.segmentationModel), loaded on the first diarized request. */
+  segmentation?: Promise<SegmentationModel>;
 }
 
 /** Per-request state carried through the windows. */
 interface RequestContext {
   request: EngineRequest;
   steering: Steering;
-  diarizer: { diarizer: SpeakerDiarizer; source: SpeakerFeatureSource } | null;
+  diarizer: { diarizer: SpeakerDiarizer | SegmentedDiarizer; source: SpeakerFeatureSource } | null;
   checkpoint: () => void;
 }
 
@@ -72,10 +76,12 @@ export class Engine {
   private readonly jobs = new Map<number, AbortController>();
   private encoderWindow: EncoderWindow = 'full';
   private decoding: Decoding = 'fast';
+  private segmentationModel: EngineConfig['segmentationModel'];
 
   load(config: EngineConfig, onProgress?: (e: ProgressEvent) => void): Promise<LoadedInfo> {
     this.encoderWindow = config.encoderWindow ?? 'full';
     this.decoding = config.decoding ?? 'fast';
+    this.segmentationModel = config.segmentationModel;
     this.loaded ??= this.doLoad(config, onProgress).catch((err) => {
       this.loaded = null;
       throw err;
@@ -105,6 +111,7 @@ export class Engine {
       await loaded.whisper.release();
       await loaded.vad.release();
       await (await loaded.speakers?.catch(() => null))?.source.release();
+      await (await loaded.segmentation?.catch(() => null))?.release();
     }
   }
 
@@ -160,7 +167,7 @@ export class Engine {
     const ctx: RequestContext = {
       request,
       steering: steeringFor(loaded.whisper, request, this.decoding),
-      diarizer: request.diarize && request.maxSpeakers !== 1 ? await this.diarizer(loaded, probs, audio.length) : null,
+      diarizer: request.diarize && request.maxSpeakers !== 1 ? await this.diarizer(loaded, audio, probs, checkpoint) : null,
       checkpoint,
     };
     let segments: EngineSegment[] = [];
@@ -172,13 +179,14 @@ export class Engine {
       }
       onProgress?.({ stage: 'transcribe', processedMs: (window.endSample / SAMPLE_RATE) * 1000, totalMs });
     }
-    if (ctx.diarizer) segments = attributeSpeakers(segments, ctx.diarizer.diarizer.finish(request.maxSpeakers));
+    if (ctx.diarizer) segments = attributeSpeakers(segments, ctx.diarizer.diarizer.finish(request.maxSpeakers), { overlapping: ctx.diarizer.diarizer instanceof SegmentedDiarizer });
     else if (request.diarize) segments = attributeSpeakers(segments, oneSpeakerTurns(probs, audio.length));
     onProgress?.({ stage: 'transcribe', processedMs: totalMs, totalMs });
     return { durationMs: totalMs, segments, model: loaded.info.model, backend: loaded.backend };
   }
 
-  private async diarizer(loaded: Loaded, probs: Float32Array, totalSamples: number) {
+  private async diarizer(loaded: Loaded, audio: Float32Array, probs: Float32Array, checkpoint: () => void) {
+    const totalSamples = audio.length;
     loaded.speakers ??= (async () => {
       const source = await SpeakerFeatureSource.create(loaded.ort, loaded.whisper, () => loaded.files.bytes(BASE_ENCODER), sessionOptions('wasm'));
       const file = (await import('./speakers/speaker-constants.json')).default as unknown as SpeakerConstantsFile;
@@ -188,7 +196,16 @@ export class Engine {
       throw err;
     });
     const { source, constants } = await loaded.speakers;
-    return { diarizer: SpeakerDiarizer.fromVad(constants, probs, totalSamples), source };
+    const builtIn = SpeakerDiarizer.fromVad(constants, probs, totalSamples);
+    const seg = this.segmentationModel;
+    if (!seg) return { diarizer: builtIn, source };
+    // A model that fails to load (wrong hash, unreachable) fails this request only; the next one tries again.
+    loaded.segmentation ??= SegmentationModel.load(loaded.ort, seg.url, seg.sha256).catch((err) => {
+      loaded.segmentation = undefined;
+      throw err;
+    });
+    const windows = await (await loaded.segmentation).windows(audio, SEGMENTED_DEFAULTS.hopSamples, checkpoint);
+    return { diarizer: new SegmentedDiarizer(builtIn, windows, totalSamples), source };
   }
 
   /**

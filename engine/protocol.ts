@@ -34,6 +34,16 @@ export interface EngineConfig {
   encoderWindow?: EncoderWindow;
   /** 'fast' (default): greedy decoding at temperature 0; 'accurate': 5-beam search there (README: Decoding). */
   decoding?: Decoding;
+  /**
+   * A pretrained speaker-segmentation model (pyannote segmentation-3.0 as ONNX) for diarized requests:
+   * absolute URL and its expected SHA-256 (hex). Absent: the built-in diarization.
+   */
+  segmentationModel?: SegmentationModelConfig;
+}
+
+export interface SegmentationModelConfig {
+  url: string;
+  sha256: string;
 }
 
 export type EncoderWindow = 'fit' | 'full';

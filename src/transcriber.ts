@@ -53,6 +53,14 @@ export interface TranscriberConfig {
    * model knows. A request's own `language` always wins.
    */
   languages?: readonly string[];
+  /**
+   * A pretrained speaker-segmentation model for `diarize=true` (README: Pretrained speaker segmentation):
+   * pyannote segmentation-3.0 as ONNX, e.g. sherpa-onnx's int8 export, which the library does not ship.
+   * `url` relative to the page or absolute; `sha256` the file's hex SHA-256, checked before use (a
+   * mismatch fails the diarized request with both hashes in the error; the engine keeps working).
+   * Default: none, the built-in diarization.
+   */
+  segmentationModel?: { url: string; sha256: string };
   /** Custom model used for biasing when a request names none (a request's custom_model_id wins). */
   customModelId?: string;
   /** Model download progress (and transcription progress of every call). */
@@ -122,6 +130,7 @@ export class Transcriber {
       encoderWindow: resolveEncoderWindow(options.encoderWindow ?? 'auto', options.model ?? DEFAULT_MODEL),
       decoding: resolveDecoding(options.decoding ?? 'auto', options.model ?? DEFAULT_MODEL),
       ...(options.numThreads !== undefined ? { numThreads: options.numThreads } : {}),
+      ...(options.segmentationModel ? { segmentationModel: segmentationModel(options.segmentationModel, here) } : {}),
     };
   }
 
@@ -205,6 +214,9 @@ export class Transcriber {
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
       if (err instanceof ApiError) throw err;
+      // The user's segmentation model is unusable (engine/speakers/segmentation-model.ts): this call
+      // fails, the engine is fine and the next call tries the model again.
+      if ((err as Error).name === 'SegmentationModelError') throw internalError((err as Error).message);
       // An engine that failed unexpectedly may be in a bad state (e.g. out of memory): the calls queued
       // behind this one are failed with it, and the next call starts a fresh worker.
       const message = (err as Error).message;
@@ -283,6 +295,12 @@ export class Transcriber {
 function resolveEncoderWindow(choice: EncoderWindow | 'auto', model: ModelName): EncoderWindow {
   if (choice !== 'auto') return choice;
   return model === 'whisper-tiny' ? 'full' : 'fit';
+}
+
+function segmentationModel(config: { url: string; sha256: string }, here: string): { url: string; sha256: string } {
+  const sha256 = String(config.sha256 ?? '').trim().toLowerCase();
+  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new RangeError(`createTranscriber(): segmentationModel.sha256 must be 64 hex digits; got '${config.sha256}'`);
+  return { url: new URL(config.url, here).href, sha256 };
 }
 
 function autoLanguages(languages: readonly string[] | undefined): string[] | null {

@@ -9,6 +9,8 @@ export interface LoadOptions {
   /** Ours only: the encoder window ('full' 30 s or 'fit'); absent = the library's default. */
   encoderWindow?: 'fit' | 'full';
   decoding?: 'fast' | 'accurate';
+  /** Ours only: a pretrained segmentation model for diarization (TranscriberConfig.segmentationModel). */
+  segmentationModel?: { url: string; sha256: string };
 }
 
 export interface LoadInfo {

@@ -8,7 +8,7 @@ import type { BenchDriver, LoadOptions, TranscribeJob, TranscriptBody } from './
 let transcriber: Transcriber | null = null;
 
 const driver: BenchDriver = {
-  async load({ model, threads, encoderWindow, decoding }: LoadOptions) {
+  async load({ model, threads, encoderWindow, decoding, segmentationModel }: LoadOptions) {
     if (!isModelName(model)) throw new Error(`unknown model ${model} (known: ${MODEL_NAMES.join(', ')})`);
     transcriber = createTranscriber({
       model,
@@ -16,6 +16,7 @@ const driver: BenchDriver = {
       ...(threads !== null ? { numThreads: threads } : {}),
       ...(encoderWindow ? { encoderWindow } : {}),
       ...(decoding ? { decoding } : {}),
+      ...(segmentationModel ? { segmentationModel } : {}),
     });
     const started = performance.now();
     await transcriber.load();

@@ -181,7 +181,8 @@ async function putQuietly(cache: Cache, url: string, body: Uint8Array | string, 
   await cache.put(url, new Response(bytes, { headers: { 'Content-Type': type } })).catch(() => undefined);
 }
 
-async function sha256(bytes: Uint8Array): Promise<string> {
+/** Hex SHA-256 of `bytes` (WebCrypto: also in workers and node). */
+export async function sha256(bytes: Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>);
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }

@@ -74,7 +74,7 @@ interface Run {
  * span holds their middle. A segment without words takes the speaker of its own span and keeps its
  * times. Speaker ids are renumbered 0, 1, ... in order of first appearance. `turns` sorted by start.
  */
-export function attributeSpeakers(segments: readonly EngineSegment[], turns: readonly SpeakerTurn[]): EngineSegment[] {
+export function attributeSpeakers(segments: readonly EngineSegment[], turns: readonly SpeakerTurn[], options: { overlapping?: boolean } = {}): EngineSegment[] {
   // 1. words to turns, runs of one turn within a segment
   const items: Array<Run | EngineSegment> = [];
   for (const seg of segments) {
@@ -94,6 +94,13 @@ export function attributeSpeakers(segments: readonly EngineSegment[], turns: rea
     items.push(...runs);
   }
   // 2. times from the turns
+  const firstRun = new Map<number, number>();
+  const lastRun = new Map<number, number>();
+  items.forEach((item, k) => {
+    if (!('turn' in item)) return;
+    if (!firstRun.has(item.turn)) firstRun.set(item.turn, k);
+    lastRun.set(item.turn, k);
+  });
   const out: EngineSegment[] = [];
   items.forEach((item, k) => {
     if (!('turn' in item)) {
@@ -108,6 +115,12 @@ export function attributeSpeakers(segments: readonly EngineSegment[], turns: rea
     const clamp = (ms: number) => Math.min(Math.max(ms, t.startMs), t.endMs);
     let startMs = sameTurnBefore ? clamp(item.words[0]!.startMs) : t.startMs;
     let endMs = sameTurnAfter ? clamp(next.words[0]!.startMs) : t.endMs;
+    // Overlapping turns (segmented-diarize.ts): another speaker's words inside this turn cut it into
+    // runs; only the turn's first run starts at its start and only its last ends at its end.
+    if (options.overlapping) {
+      if (!sameTurnBefore && firstRun.get(item.turn)! < k) startMs = clamp(item.words[0]!.startMs);
+      if (!sameTurnAfter && lastRun.get(item.turn)! > k) endMs = clamp(item.words[item.words.length - 1]!.endMs);
+    }
     if (!(endMs > startMs)) [startMs, endMs] = [item.words[0]!.startMs, item.words[item.words.length - 1]!.endMs];
     // tokens by the words' own times, so the split does not depend on the turn times
     const from = item.part === 0 ? -Infinity : item.words[0]!.startMs;
