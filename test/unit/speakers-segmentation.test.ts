@@ -47,7 +47,7 @@ describe('sliding windows and powerset decoding', () => {
     // both prefer speaker 0; the pair is two people, so the second goes to speaker 1
     expect(bestAssignment([[5, 1], [4, 2]], 2)).toEqual([0, 1]);
     expect(bestAssignment([[1, 5], [4, 2]], 2)).toEqual([1, 0]);
-    expect(bestAssignment([[5, 1], [4, 2]], 1)).toEqual([0]);
+    expect(bestAssignment([[5, 1], [4, 2]], 1)).toEqual([0, 0]);
   });
 });
 
