@@ -8,7 +8,7 @@ if (process.argv.includes('--bias')) {
   const { module: args } = await runnerImport(here('./lib/args.ts'));
   const { BIAS_USAGE, runBiasEval } = await import('./bias-set/eval-bias.mjs');
   const argv = process.argv.slice(2).filter((a) => a !== '--bias');
-  const options = args.parseRunnerOptions(argv, ['model', 'voices', 'strengths', 'en'], BIAS_USAGE);
+  const options = args.parseRunnerOptions(argv, ['model', 'voices', 'strengths', 'en', 'set', 'half'], BIAS_USAGE);
   process.exit(typeof options === 'number' ? options : runBiasEval(options));
 }
 const { module: cli } = await runnerImport(here('./eval-cli.ts'));

@@ -1,5 +1,8 @@
 /**
- * `npm run eval -- --bias [--model whisper-tiny,whisper-base] [--voices slt,kal] [--strengths 0,0.45,1] [--en 0|1]`
+ * `npm run eval -- --bias [--model whisper-tiny,whisper-base] [--voices slt,kal] [--strengths 0,0.45,1] [--en 0|1] [--set flite|real] [--half tune|report]`
+ *
+ * `--set real`: the real-speech set (real-speech.json: rare words of ../shared/eval/en and ../shared/dev/en that
+ * Whisper missed unbiased), its terms' `--half` only (default both), instead of the flite voices and their codes.
  *
  * The biasing report: runs bench/bias-set/phrases.measure.ts (term recall, WER on the phrase clips, WER
  * and false insertions of the 250-phrase list on unrelated audio) and patterns.measure.ts (codes exact)
@@ -14,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
-export const BIAS_USAGE = `npm run eval -- --bias [--model whisper-tiny,whisper-base] [--voices slt,kal] [--strengths 0,0.45,1] [--en 0|1]`;
+export const BIAS_USAGE = `npm run eval -- --bias [--model whisper-tiny,whisper-base] [--voices slt,kal] [--strengths 0,0.45,1] [--en 0|1] [--set flite|real] [--half tune|report]`;
 
 /** `options`: parsed by bench/lib/args.ts parseRunnerOptions (bench/eval.mjs) with BIAS_USAGE. */
 export function runBiasEval(options) {
@@ -22,11 +25,13 @@ export function runBiasEval(options) {
   const voices = (options.get('voices') ?? 'slt,kal').split(',');
   const strengths = (options.get('strengths') ?? '0,0.45,1').split(',');
   const withEn = (options.get('en') ?? '1') !== '0';
+  const real = options.get('set') === 'real';
+  if (real) voices.splice(0, voices.length, 'real speech');
   const dir = mkdtempSync(join(tmpdir(), 'bias-eval-'));
   const rows = [];
   for (const model of models) {
     for (const [vi, voice] of voices.entries()) {
-      const log = join(dir, `${model}-${voice}.log`);
+      const log = join(dir, `${model}-${voice.replace(/\W+/g, '-')}.log`);
       const env = {
         ...process.env,
         MODEL: model,
@@ -35,8 +40,9 @@ export function runBiasEval(options) {
         EN: withEn && vi === 0 ? '1' : '0',
         UNRELATED: vi === 0 ? '1' : '0',
         LOG: log,
+        ...(real ? { SET: 'real', ...(options.get('half') ? { HALF: options.get('half') } : {}) } : {}),
       };
-      for (const file of ['phrases.measure.ts', 'patterns.measure.ts']) {
+      for (const file of real ? ['phrases.measure.ts'] : ['phrases.measure.ts', 'patterns.measure.ts']) {
         const run = spawnSync('npx', ['vitest', 'run', '-c', 'bench/bias-set/vitest.config.ts', `bench/bias-set/${file}`], {
           cwd: ROOT,
           env,
@@ -55,7 +61,7 @@ export function runBiasEval(options) {
       }
     }
   }
-  console.log('model | voice | bias_strength | term recall | WER (phrase clips) | WER (unrelated) | false insertions | decode s');
+  console.log('model | voice | bias_strength | term recall | WER (phrase clips) | WER (unrelated) | false insertions (unrelated) | false insertions (phrase clips) | decode s');
   for (const r of rows) console.log(r);
   console.log(`(per-clip transcripts: ${dir})`);
   return 0;

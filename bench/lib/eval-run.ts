@@ -43,7 +43,9 @@ export async function runEval(options: Map<string, string>): Promise<number> {
     return 1;
   }
   const candidates = options.has('candidates') ? Number(options.get('candidates')) : null;
-  const baseParams = (clip: Clip): string => query ?? (clip.folder === 'en' ? 'language=en' : '');
+  // a clip listed with bias phrases is transcribed with them, as a user who knows its terms would
+  const phrasesOf = (clip: Clip) => (clip.biasPhrases.length > 0 ? `phrases=${encodeURIComponent(clip.biasPhrases.join(','))}` : '');
+  const baseParams = (clip: Clip): string => [query ?? (clip.folder === 'en' ? 'language=en' : ''), phrasesOf(clip)].filter(Boolean).join('&');
   const paramsFor = (clip: Clip): string =>
     candidates ? [baseParams(clip), `language=${candidatesFor(clip, candidates, clips.indexOf(clip)).join(',')}`].filter(Boolean).join('&') : baseParams(clip);
   const scorer = createScorer(loadSpellings(ROOT));

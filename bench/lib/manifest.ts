@@ -15,6 +15,8 @@ export interface Clip {
   durationMs: number | null;
   /** Strings a correct transcript must contain (bias/). */
   mustContain: string[];
+  /** The phrases a user would list for it (bias/), sent as `phrases`. */
+  biasPhrases: string[];
 }
 
 interface ManifestEntry {
@@ -24,6 +26,7 @@ interface ManifestEntry {
   ref_quality?: string;
   duration_s?: number;
   must_contain?: string | string[];
+  bias_phrases?: string[];
 }
 
 /** Every clip of every folder present under `dir` (folders without manifest.json are skipped). */
@@ -43,6 +46,7 @@ export function loadClips(dir: string, folders: readonly string[] = EVAL_FOLDERS
         refQuality: e.ref_quality ?? '',
         durationMs: typeof e.duration_s === 'number' ? Math.round(e.duration_s * 1000) : null,
         mustContain: Array.isArray(must) ? must : [must],
+        biasPhrases: e.bias_phrases ?? [],
       });
     }
   }

@@ -16,6 +16,7 @@ const clip = (over: Partial<Clip>): Clip => ({
   refQuality: 'human ground truth',
   durationMs: 1000,
   mustContain: [],
+  biasPhrases: [],
   ...over,
 });
 
