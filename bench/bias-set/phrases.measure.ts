@@ -3,17 +3,20 @@
  * model in Node: recall of the bias terms, WER, and false insertions into unrelated audio, per condition.
  * Every condition decodes as the engine does (engine/decoding/steering.ts): `off` is the unbiased pass alone,
  * `S<x>` adds decodeWithPhrases at bias_strength x (phrase-pass.ts biasPlan), `S<x>` followed by `c<y>`,
- * `s<z>` (repeatable) overrides the plan's credit per phrase, proposal strengths. Env: VOICES=slt,awb (subset), MODEL=whisper-base,
+ * `s<z>` override the plan's credit per phrase and the trie's strength. Env: VOICES=slt,awb (subset), MODEL=whisper-base,
  * CONDITIONS=off,S0.45,S1, EN=0 to skip ../shared/eval's English recordings, ONLY=regex (clip files), LOG=file for progress,
  * LIST=10000 for a list of that many phrases (default 250: the set's terms, then made-up names).
+ * SET=real: the real-speech set instead (real-speech.json, from real-terms.mjs: rare words of ../shared/eval/en and
+ * ../shared/dev/en that Whisper missed unbiased); HALF=tune|report counts only that half's terms (the list holds both).
+ * DECODING=fast|accurate: the unbiased pass's beams (default: the engine's for the model, src/transcriber.ts).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'vitest';
+import { dirname } from 'node:path';
 import { EVAL_DIR } from '../../config/paths';
 import { decodeWindow } from '../../engine/decoding/fallback';
 import { biasPlan, decodeWithPhrases, occurrences } from '../../engine/biasing/phrases/phrase-pass';
-import { passWords, splicePhrase } from '../../engine/biasing/phrases/splice';
 import { createScorer, errorRate, type ClipErrors } from '../score/error-rate';
 import { generateBiasSet } from './generate.mjs';
 import { falseInsertions, heardSeconds, unrelatedRecordings, windowReference } from './unrelated-recordings';
@@ -31,21 +34,43 @@ interface Clip {
   must_contain?: string[];
 }
 
+/** The real-speech set as phrase clips: each clip's terms are what it must contain (HALF: only that half's). */
+function realSpeechSet(half: string | undefined): { dir: string; clips: Clip[]; phrases: string[] } {
+  const set = JSON.parse(readFileSync('bench/bias-set/real-speech.json', 'utf8')) as {
+    clips: { path: string; text: string; terms: { term: string; half: string }[] }[];
+  };
+  const clips = set.clips.map((c) => ({
+    file: c.path,
+    eval_path: join('..', c.path),
+    text: c.text,
+    kind: 'phrase',
+    speaker: 'real',
+    must_contain: c.terms.filter((t) => !half || t.half === half).map((t) => t.term),
+  }));
+  return { dir: dirname(EVAL_DIR), clips, phrases: set.clips.flatMap((c) => c.terms.map((t) => t.term)) };
+}
+
+/** The unbiased pass's beams: the engine's default per model (src/transcriber.ts resolveDecoding) unless DECODING says. */
+const firstPassBeams = (model: string) => ((process.env.DECODING ?? (model === 'whisper-base' ? 'accurate' : 'fast')) === 'accurate' ? 5 : 1);
+
 it('phrase biasing: recall, WER, false insertions', async () => {
-  const { dir, clips } = generateBiasSet();
+  const real = process.env.SET === 'real' ? realSpeechSet(process.env.HALF) : null;
+  const { dir, clips } = real ?? generateBiasSet();
   const voices = process.env.VOICES?.split(',');
   const conditions = (process.env.CONDITIONS ?? 'off,S0.45,S1').split(',');
   const only = process.env.ONLY ? new RegExp(process.env.ONLY) : null;
   const selected = clips.filter(
     (c) => c.kind !== 'code' && (!voices || !c.speaker.startsWith('flite-') || voices.includes(c.speaker.slice(6))) && (!only || only.test(c.file)),
   );
-  const setPhrases = [...new Set(clips.flatMap((c) => c.bias_phrases ?? []))];
+  const setPhrases = real ? real.phrases : [...new Set(clips.flatMap((c) => c.bias_phrases ?? []))];
   const phrases = [...setPhrases, ...madeUpPhrases(Number(process.env.LIST ?? 250) - setPhrases.length)];
-  const unrelated: Clip[] = process.env.EN !== '0' ? unrelatedRecordings(only) : [];
+  const held = new Set(clips.map((c) => c.eval_path));
+  const unrelated: Clip[] = process.env.EN !== '0' ? unrelatedRecordings(only).filter((c) => !held.has(join('..', 'eval', c.eval_path))) : [];
   const model = await loadNodeWhisper(process.env.MODEL ?? 'whisper-tiny');
+  const beams = firstPassBeams(process.env.MODEL ?? 'whisper-tiny');
   const scorer = createScorer(JSON.parse(readFileSync('public/models/whisper-tiny/normalizer.json', 'utf8')));
   const stats = new Map(
-    conditions.map((c) => [c, { hits: 0, terms: 0, wer: [] as ClipErrors[], insertions: 0, unrelatedWer: [] as ClipErrors[], unrelatedAudioS: 0, seconds: 0 }]),
+    conditions.map((c) => [c, { hits: 0, terms: 0, wer: [] as ClipErrors[], insertions: 0, phraseClipInsertions: 0, unrelatedWer: [] as ClipErrors[], unrelatedAudioS: 0, seconds: 0 }]),
   );
   for (const clip of [...selected, ...unrelated]) {
     const audio = readAudio(clip.eval_path ? join(EVAL_DIR, clip.eval_path) : join(dir, clip.file));
@@ -53,30 +78,23 @@ it('phrase biasing: recall, WER, false insertions', async () => {
     const opts = { language: 'en', wantAttention: false, audioSeconds: enc.seconds };
     const textOf = (gen: Awaited<ReturnType<typeof decodeWindow>>) => model.vocab.decode(gen.tokens.map((t) => t.id)).trim();
     let t0 = performance.now();
-    const first = await decodeWindow(model, enc.encoded, opts);
+    const first = await decodeWindow(model, enc.encoded, { ...opts, beams });
     const firstSeconds = (performance.now() - t0) / 1000;
-    const firstWords = passWords(model.vocab, first.tokens);
     const line: string[] = [];
     for (const cond of conditions) {
       const m = /^S([\d.]+)((?:[cs][\d.]+)*)$/.exec(cond);
       if (cond !== 'off' && !m) throw new Error(`unknown condition ${cond}`);
       const plan = m ? biasPlan(Number(m[1])) : null;
-      const overrides = [...(m?.[2] ?? '').matchAll(/([cs])([\d.]+)/g)].map(([, part, value]) => [part, Number(value)] as const);
-      if (plan) {
-        const boosts = overrides.filter(([part]) => part === 's').map(([, v]) => v);
-        if (boosts.length > 0) plan.proposals = boosts;
-        for (const [part, v] of overrides) if (part === 'c') plan.credit = v;
+      for (const [, part, value] of (m?.[2] ?? '').matchAll(/([cs])([\d.]+)/g)) {
+        if (part === 'c') plan!.credit = Number(value);
+        else plan!.strength = Number(value);
       }
       t0 = performance.now();
       let compared = '';
       const gen = plan
         ? await decodeWithPhrases(model, enc.encoded, opts, first, phrases, plan, (c) => {
-            const heard = c.gained.map((g) => {
-              const at = splicePhrase(model.vocab, firstWords, g, 0);
-              return at ? `${g} over "${at.replaced}" sim ${at.match.sim.toFixed(2)} lp ${at.replacedLogprob.toFixed(2)}` : g;
-            });
             const lost = c.lost.length > 0 ? `, lost ${c.lost.join(', ')}` : '';
-            compared += ` [${c.how}: ${heard.join(', ')}${lost}: cost ${c.costPerPhrase.toFixed(1)}/phrase vs credit ${c.credit.toFixed(2)}; biased: ${c.biasedText.trim()}]`;
+            compared += ` [${c.how}: ${c.gained.join(', ')}${lost}: cost ${c.cost.toFixed(1)} vs credit ${c.credit.toFixed(2)}/phrase; biased: ${c.biasedText.trim()}]`;
           })
         : first;
       const text = textOf(gen);
@@ -93,20 +111,23 @@ it('phrase biasing: recall, WER, false insertions', async () => {
           st.terms++;
           if (occurrences(text, term) > 0) st.hits++;
         }
-        if (clip.text) st.wer.push(scorer.score(clip.text, text, 'en'));
+        const reference = windowReference(clip.text, audio.length / 16_000);
+        if (reference) st.wer.push(scorer.score(reference, text, 'en'));
+        // a listed phrase written where the reference has none (another clip's term, a made-up name)
+        if (clip.text) st.phraseClipInsertions += falseInsertions(text, clip.text, phrases);
       }
       line.push(`${cond}: ${text}${compared}`);
     }
     log(`${clip.file}\n  ${line.join('\n  ')}`);
   }
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-  log(`model ${process.env.MODEL ?? 'whisper-tiny'}, voices ${voices?.join(',') ?? 'all'}, ${unrelated.length} English clips of ../shared/eval as unrelated audio`);
-  log('condition | term recall | WER (phrase clips) | WER (unrelated) | false insertions (unrelated audio) | decode s');
+  log(`model ${process.env.MODEL ?? 'whisper-tiny'}, first pass ${beams} beam(s), set ${real ? `real speech (${process.env.HALF ?? 'both'} half)` : 'flite'}, voices ${voices?.join(',') ?? 'all'}, ${unrelated.length} English clips of ../shared/eval as unrelated audio`);
+  log('condition | term recall | WER (phrase clips) | WER (unrelated) | false insertions (unrelated audio) | false insertions (phrase clips) | decode s');
   for (const [cond, s] of stats) {
     const per10 = s.unrelatedAudioS > 0 ? ` = ${((s.insertions * 600) / s.unrelatedAudioS).toFixed(2)}/10 min` : '';
     log(
       `${cond} | ${s.hits}/${s.terms} = ${pct(s.hits / Math.max(1, s.terms))} | ${pct(errorRate(s.wer))} | ${pct(errorRate(s.unrelatedWer))} | ` +
-        `${s.insertions} in ${s.unrelatedAudioS.toFixed(0)} s${per10} | ${s.seconds.toFixed(1)}`,
+        `${s.insertions} in ${s.unrelatedAudioS.toFixed(0)} s${per10} | ${s.phraseClipInsertions} | ${s.seconds.toFixed(1)}`,
     );
   }
 });

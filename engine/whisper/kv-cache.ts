@@ -23,7 +23,7 @@ class SelfTensors {
 
 /**
  * The decoder's key/value cache after some tokens: the self-attention part (its own, shared by forks)
- * and the window's cross-attention part. Forks share tensors, counted by reference, so beams and trees
+ * and the window's cross-attention part. Forks share tensors, counted by reference, so beams
  * of continuations can start from one prefix without copying it. Every cache handed out (by a decoder
  * run or by fork) is released exactly once by whoever holds it.
  */
@@ -33,7 +33,7 @@ export class KvCache {
   private constructor(
     self: SelfTensors,
     readonly cross: CrossCache,
-    /** Cached positions: how many tokens (a sequence, or a tree laid out flat) the self part holds. */
+    /** Cached positions: how many tokens (a sequence, or beams laid out flat) the self part holds. */
     readonly length: number,
   ) {
     this.self = self;

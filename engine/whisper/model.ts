@@ -216,14 +216,13 @@ export class WhisperModel {
    * row r is position logitsFrom + r.
    */
   async decoderForward(ids: readonly number[], past: KvCache | null, encoded: EncodedWindow, run: DecoderRunOptions = {}): Promise<DecoderOutput> {
-    const { wantAttention = false, attentionAt = [ids.length - 1], logitsFrom = 0, parents, sees } = run;
+    const { wantAttention = false, attentionAt = [ids.length - 1], logitsFrom = 0 } = run;
     const { ort, dims } = this;
-    if (parents && !past) throw new RangeError('decoderForward(): a tree of tokens needs the cache of the prefix it continues');
     // a window's first run computes its cross-attention cache; every later run begins from it
     const cross = this.crossCaches.get(encoded);
     if (past && past.cross !== cross) throw new Error('decoderForward(): the cache belongs to another window');
     const pastLength = past?.length ?? 0;
-    const layout = run.layout ?? treeLayout(pastLength, ids.length, parents, sees);
+    const layout = run.layout ?? sequenceLayout(pastLength, ids.length);
     const empty = new ort.Tensor('float32', new Float32Array(0), [1, dims.heads, 0, dims.headDim]);
     const created: Tensor[] = [
       new ort.Tensor('int64', BigInt64Array.from(ids, (x) => BigInt(x)), [1, ids.length]),
@@ -311,18 +310,7 @@ export interface DecoderRunOptions {
   attentionAt?: readonly number[];
   /** The first position whose logits are computed (default 0). */
   logitsFrom?: number;
-  /**
-   * Each new token's parent among the new tokens (-1: the last token of `past`): the tokens form a tree
-   * after `past`, each seeing only its ancestors, at position past + its depth. Default: a sequence.
-   * Only for a run with `past`.
-   */
-  parents?: readonly number[];
-  /**
-   * Per new token with parent -1, how many of `past`'s positions it sees, its descendants alike, and so
-   * its position (default: all): trees after different prefixes of one cache, in one run.
-   */
-  sees?: readonly number[];
-  /** The mask and positions laid out by the caller (beamLayout), instead of a sequence or tree. */
+  /** The mask and positions laid out by the caller (beamLayout), instead of a sequence. */
   layout?: { mask: Float32Array; positions: BigInt64Array };
 }
 
@@ -346,28 +334,14 @@ export function beamLayout(past: number, shared: number, own: readonly (readonly
   return { mask, positions };
 }
 
-/**
- * The self-attention mask and positions of `count` new tokens after `past` cached ones (decoderForward's
- * `parents` and `sees`; without parents, each token's parent is the one before it; without sees, a
- * root sees every cached position).
- */
-export function treeLayout(past: number, count: number, parents?: readonly number[], sees?: readonly number[]): { mask: Float32Array; positions: BigInt64Array } {
+/** The self-attention mask and positions of `count` new tokens after `past` cached ones, each seeing all before it. */
+export function sequenceLayout(past: number, count: number): { mask: Float32Array; positions: BigInt64Array } {
   const keys = past + count;
   const mask = new Float32Array(count * keys);
   const positions = new BigInt64Array(count);
-  const depth = new Int32Array(count);
-  const seen = new Int32Array(count);
-  const parentOf = (k: number) => (parents ? parents[k]! : k - 1);
   for (let i = 0; i < count; i++) {
-    const parent = parentOf(i);
-    if (parent >= i) throw new RangeError(`treeLayout(): token ${i}'s parent ${parent} does not come before it`);
-    depth[i] = parent < 0 ? 1 : depth[parent]! + 1;
-    seen[i] = parent < 0 ? (sees?.[i] ?? past) : seen[parent]!;
-    if (!(seen[i]! >= 0 && seen[i]! <= past)) throw new RangeError(`treeLayout(): token ${i} sees ${seen[i]} of ${past} cached positions`);
-    positions[i] = BigInt(seen[i]! + depth[i]! - 1);
-    const row = mask.subarray(i * keys, (i + 1) * keys);
-    row.fill(-1e9, seen[i]!);
-    for (let a = i; a >= 0; a = parentOf(a)) row[past + a] = 0;
+    positions[i] = BigInt(past + i);
+    mask.fill(-1e9, i * keys + past + i + 1, (i + 1) * keys);
   }
   return { mask, positions };
 }

@@ -1,7 +1,7 @@
 /**
  * The Whisper graph patches: the encoder runs on windows shorter than 30 s and exposes intermediate
- * tensors; the decoder takes its self-attention mask and token positions as inputs (a sequence, a tree
- * of tokens, or beams in one cache) and begins any run after a window's first from that window's
+ * tensors; the decoder takes its self-attention mask and token positions as inputs (a sequence,
+ * or beams in one cache) and begins any run after a window's first from that window's
  * cross-attention cache. Built on the protobuf reader/writer of engine/onnx/protobuf.ts.
  */
 import { FULL_FRAMES } from './features';
@@ -233,7 +233,7 @@ export const TOKEN_POSITIONS = 'token_positions';
  *   (TOKEN_POSITIONS) as inputs. The export traced that branch with one new token, so it has no mask:
  *   several tokens after a cache (or after an empty one) would each see the tokens after it. A causal
  *   mask lets a pass begin from the window's cross-attention cache with all its prompt tokens at once;
- *   a tree's mask and positions let one run score many continuations of one prefix (model-rank.ts);
+ *   beam search's mask and positions let one run step every hypothesis over one shared cache;
  * - both branches compute logits only from position LOGITS_FROM (an int64 [1] input) on: a 120-token
  *   prompt's rows over the 51,865-token vocabulary cost more than the rest of its decoder run.
  */

@@ -89,8 +89,6 @@ describe('vocabulary biasing with whisper-tiny (real model, real Chromium)', () 
     { how: 'a rare name the unbiased pass misheard', file: 'phrase-grafana-slt.wav', phrase: 'Grafana', plain: /dashboard into/, biased: /dashboard into Grafana/ },
     // "play right": the pass was sure of both words; the listed spelling is spliced over them
     { how: 'a name the unbiased pass split into words that sound the same', file: 'phrase-vitest-slt.wav', phrase: 'Playwright', plain: /run play right/, biased: /run playwright/i },
-    // "Confused Eye" is not spelt like ComfyUI (0.38 alike): the model's own ranking at the unsure word finds it
-    { how: 'a name that only the model hears in what the pass wrote', file: 'phrase-comfyui-rms.wav', phrase: 'ComfyUI', plain: /the Confused Eye folder/, biased: /the ComfyUI folder/ },
   ])('recovers $how at the default strength, with 249 unrelated phrases listed', async ({ file, phrase, plain: heard, biased: recovered }) => {
     const clip = await encodeBytes(await fixture(file));
     const plain = await decode(clip);
@@ -122,7 +120,7 @@ describe('vocabulary biasing with whisper-tiny (real model, real Chromium)', () 
     expect(decodes).toBe(0);
   });
 
-  it('weighs a same-sounding spelling in a window it was sure of by splicing only, and keeps what the audio bears out', async () => {
+  it('weighs a same-sounding spelling in a window it was sure of, and keeps what the audio bears out', async () => {
     const clip = await encodeBytes(await fixture('unrelated-folder-slt.wav'));
     const opts = { language: 'en', wantAttention: true, audioSeconds: clip.seconds };
     const first = await decodeWindow(model, clip.encoded, opts);
@@ -132,12 +130,12 @@ describe('vocabulary biasing with whisper-tiny (real model, real Chromium)', () 
     // pass was sure of every word ("Fotos" for "photos" is a word for word respelling: not looked at)
     const phrases = ['Inafolder', 'Fotos', 'Zorblax'];
     const { result, decodes } = await countingDecodes(() =>
-      decodeWithPhrases(model, clip.encoded, opts, first, phrases, biasPlan(DEFAULT_BIAS_STRENGTH)!, (c) => compared.push(`${c.how}: ${c.costPerPhrase.toFixed(1)}`)),
+      decodeWithPhrases(model, clip.encoded, opts, first, phrases, biasPlan(DEFAULT_BIAS_STRENGTH)!, (c) => compared.push(`${c.how}: ${c.cost.toFixed(1)}`)),
     );
     console.log(compared);
-    expect(compared).toHaveLength(1);
-    expect(compared[0]).toMatch(/^splice for "in a folder"/);
-    expect(decodes).toBe(0);
+    expect(compared).toContainEqual(expect.stringMatching(/^splice over "in a folder"/));
+    // the one proposal, which the same-sounding phrase may steer anywhere in the window
+    expect(decodes).toBe(1);
     // the model hears "in a folder" far likelier than the name: the pass is kept
     expect(result).toBe(first);
   });

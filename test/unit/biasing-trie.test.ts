@@ -253,24 +253,23 @@ describe('a proposal back on the first pass for good (phrase-pass.ts settledProp
   };
   const words = passWords(vocab, first.tokens);
 
-  it('stops a proposal that repeated the first pass through its last unsure word and one token on', () => {
-    const until = settledProposal(vocab, first, words, 0, false)!;
+  it('stops a proposal that repeated the first pass through the word after its last unsure word, and one token on', () => {
+    const until = settledProposal(vocab, first, words, false)!;
     expect(until(ids(' My cousin Seersha'))).toBe(false);
-    expect(until(ids(' My cousin Seersha studies'))).toBe(true);
-    // a proposal that wrote a name there goes on
-    expect(until(ids(' My cousin Saoirse studies'))).toBe(false);
-  });
-
-  it('waits for the last look-alike of a creditable phrase when it ends later', () => {
-    const end = words.words.find((w) => w.text.trim() === 'marine')!.end;
-    const until = settledProposal(vocab, first, words, end, false)!;
     expect(until(ids(' My cousin Seersha studies'))).toBe(false);
-    expect(until(ids(' My cousin Seersha studies marine biology'))).toBe(true);
+    expect(until(ids(' My cousin Seersha studies marine'))).toBe(true);
+    // a proposal that wrote a name there goes on
+    expect(until(ids(' My cousin Saoirse studies marine'))).toBe(false);
   });
 
   it('never stops one where a phrase sounds the same as words the pass split apart, or the pass ends unsure', () => {
-    expect(settledProposal(vocab, first, words, 0, true)).toBeUndefined();
+    expect(settledProposal(vocab, first, words, true)).toBeUndefined();
     const ending = { tokens: first.tokens.map((t, i) => (i >= first.tokens.length - 2 ? { ...t, logprob: -3 } : t)) };
-    expect(settledProposal(vocab, ending, passWords(vocab, ending.tokens), 0, false)).toBeUndefined();
+    expect(settledProposal(vocab, ending, passWords(vocab, ending.tokens), false)).toBeUndefined();
+  });
+
+  it('never stops one where the pass was sure of every word', () => {
+    const sure = { tokens: first.tokens.map((t) => ({ ...t, logprob: -0.1 })) };
+    expect(settledProposal(vocab, sure, passWords(vocab, sure.tokens), false)).toBeUndefined();
   });
 });

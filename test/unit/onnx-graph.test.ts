@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../config/paths';
 import { listGraph, roundTripModel } from '../../engine/onnx/protobuf';
 import { LOGITS_FROM, patchWhisperDecoder, patchWhisperEncoder, SELF_MASK, TOKEN_POSITIONS } from '../../engine/whisper/patches';
-import { treeLayout } from '../../engine/whisper/model';
+import { sequenceLayout } from '../../engine/whisper/model';
 import { FULL_FRAMES, logMelSpectrogram, N_MELS } from '../../engine/whisper/features';
 import { loadEvalClip } from './helpers/audio';
 
@@ -199,7 +199,7 @@ describe('patchWhisperDecoder on whisper-tiny', () => {
    * other inputs: a causal mask and positions).
    */
   function feeds(cross: Record<string, ort.Tensor> | null, logitsFrom?: number): Record<string, ort.Tensor> {
-    const { mask, positions } = treeLayout(0, ids.length);
+    const { mask, positions } = sequenceLayout(0, ids.length);
     const patched = {
       [LOGITS_FROM]: new ort.Tensor('int64', BigInt64Array.from([BigInt(logitsFrom ?? 0)]), [1]),
       [SELF_MASK]: new ort.Tensor('float32', mask, [ids.length, ids.length]),
