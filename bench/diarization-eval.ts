@@ -160,16 +160,27 @@ export async function diarizeClip(
 ): Promise<SpeakerTurn[]> {
   const probs = await vadProbabilities(audio);
   const windows = process.env.STS_SPEAKER_CHUNKS === 'fixed' ? fixedChunks(audio.length) : decodingWindows(speechRegions(probs, { totalSamples: audio.length }), probs, audio.length);
-  let started = performance.now();
+  const started = performance.now();
   const diarizer = new SpeakerDiarizer(c, regions, options, evidence);
-  let work = performance.now() - started;
+  return timedDiarizer(audio, windows, diarizer, maxSpeakers, performance.now() - started);
+}
+
+/** Feeds every window's encoder features to `diarizer` and finishes it, timing its own work (lastDiarizerMs) after `setupMs`. */
+async function timedDiarizer(
+  audio: Float32Array,
+  windows: readonly { startSample: number; endSample: number }[],
+  diarizer: Pick<SpeakerDiarizer, 'addWindow' | 'finish'>,
+  maxSpeakers: number | null,
+  setupMs: number,
+): Promise<SpeakerTurn[]> {
+  let work = setupMs;
   for (const w of windows) {
     const hidden = await windowHidden(audio.subarray(w.startSample, w.endSample));
-    started = performance.now();
+    const started = performance.now();
     diarizer.addWindow(hidden, POSITIONS, w.startSample);
     work += performance.now() - started;
   }
-  started = performance.now();
+  const started = performance.now();
   const turns = diarizer.finish(maxSpeakers);
   lastDiarizerMs = work + performance.now() - started;
   return turns;
@@ -185,20 +196,10 @@ export async function diarizeClipSegmented(
 ): Promise<SpeakerTurn[]> {
   const probs = await vadProbabilities(audio);
   const windows = decodingWindows(speechRegions(probs, { totalSamples: audio.length }), probs, audio.length);
-  let started = performance.now();
+  const started = performance.now();
   const segments = await model.windows(audio, options.hopSamples ?? SEGMENTED_DEFAULTS.hopSamples);
   const diarizer = new SegmentedDiarizer(SpeakerDiarizer.fromVad(c, probs, audio.length), segments, audio.length, options);
-  let work = performance.now() - started;
-  for (const w of windows) {
-    const hidden = await windowHidden(audio.subarray(w.startSample, w.endSample));
-    started = performance.now();
-    diarizer.addWindow(hidden, POSITIONS, w.startSample);
-    work += performance.now() - started;
-  }
-  started = performance.now();
-  const turns = diarizer.finish(maxSpeakers);
-  lastDiarizerMs = work + performance.now() - started;
-  return turns;
+  return timedDiarizer(audio, windows, diarizer, maxSpeakers, performance.now() - started);
 }
 
 /**
