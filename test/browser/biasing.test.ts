@@ -129,13 +129,9 @@ describe('vocabulary biasing with whisper-tiny (real model, real Chromium)', () 
     // "Inafolder" sounds the same as "in a folder", written as more words: worth a splice, though the
     // pass was sure of every word ("Fotos" for "photos" is a word for word respelling: not looked at)
     const phrases = ['Inafolder', 'Fotos', 'Zorblax'];
-    const { result, decodes } = await countingDecodes(() =>
-      decodeWithPhrases(model, clip.encoded, opts, first, phrases, biasPlan(DEFAULT_BIAS_STRENGTH)!, (c) => compared.push(`${c.how}: ${c.cost.toFixed(1)}`)),
-    );
+    const result = await decodeWithPhrases(model, clip.encoded, opts, first, phrases, biasPlan(DEFAULT_BIAS_STRENGTH)!, (c) => compared.push(`${c.how}: ${c.cost.toFixed(1)}`));
     console.log(compared);
     expect(compared).toContainEqual(expect.stringMatching(/^splice over "in a folder"/));
-    // the one proposal, which the same-sounding phrase may steer anywhere in the window
-    expect(decodes).toBe(1);
     // the model hears "in a folder" far likelier than the name: the pass is kept
     expect(result).toBe(first);
   });

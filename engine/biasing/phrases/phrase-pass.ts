@@ -1,6 +1,6 @@
 import { isSilence, type DecodeOptions } from '../../decoding/fallback';
 import { type EncodedWindow, type WhisperModel } from '../../whisper/model';
-import { endedWithEot, repeatsTail, type Generation } from '../../whisper/generate';
+import { decodeLoop, endedWithEot, passProcessors, passStops, repeatsTail, type Generation } from '../../whisper/generate';
 import { PARAM_LIMITS } from '../../../src/api/params';
 import { DEFAULT_BIAS_STRENGTH } from '../../protocol';
 import { createBiasProcessor } from './processor';
@@ -138,7 +138,7 @@ interface Candidate {
   share: number;
 }
 
-/** The window decoded with the candidates as prompt and boosted by their trie, at temperature 0; none if it looped or stopped short. */
+/** The window decoded greedily with the candidates as prompt and boosted by their trie; none if it looped or stopped short. */
 async function proposal(
   model: WhisperModel,
   encoded: EncodedWindow,
@@ -154,21 +154,30 @@ async function proposal(
   const promptIds = [...(opts.promptIds ?? []), ...promptForPhrases(vocab, [...candidates].reverse())];
   const bias = createBiasProcessor(vocab, candidates, plan.strength);
   const until = settledProposal(vocab, first, words, sameSound);
+  // a name may take more tokens than what it replaces, but a prompted pass that lists names past the speech is stopped
+  const f = model.framing(encoded, { ...opts, promptIds, maxTokens: Math.ceil(first.tokens.length * 1.5) + 8 });
+  // the first pass's tokens before the word ahead of its first unsure word are forced, in one decoder run:
+  // every candidate sounds like words from there on (a same-sounding phrase may be anywhere: none forced)
+  const prefix = first.tokens.slice(0, sameSound ? 0 : forcedUntil(words));
   opts.checkpoint?.();
-  const gen = await model.generate(encoded, {
-    ...opts,
-    wantAttention: false,
-    promptIds,
+  const start = await model.startAfter(encoded, { language: opts.language, promptIds }, ids(prefix));
+  const result = await decodeLoop(model, encoded, { ...start, attention: null, tokens: prefix }, {
+    processors: passProcessors(vocab, f.maxTsIndex, { processors: [...(opts.processors ?? []), (logits: Float32Array, generated: readonly number[]) => bias.adjustLogits(logits, generated)] }),
+    stops: passStops(vocab, f.maxTsIndex, { loops: recites(vocab, candidates), loopRepeats: proposalLoopRepeats(vocab, first), ...(until ? { until } : {}) }),
+    maxTokens: f.maxTokens,
     temperature: 0,
-    // a name may take more tokens than what it replaces, but a prompted pass that lists names past the speech is stopped
-    maxTokens: Math.ceil(first.tokens.length * 1.5) + 8,
-    processors: [...(opts.processors ?? []), (logits: Float32Array, generated: readonly number[]) => bias.adjustLogits(logits, generated)],
-    loops: recites(vocab, candidates),
-    loopRepeats: proposalLoopRepeats(vocab, first),
-    ...(until ? { until } : {}),
+    wantAttention: false,
+    ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : {}),
   });
+  const gen = { tokens: result.tokens, looped: result.stop === 'loop' };
   const kept = textIds(vocab, gen.tokens).length >= MIN_TEXT_KEPT * textIds(vocab, first.tokens).length;
   return gen.looped || !kept ? [] : [{ ids: ids(gen.tokens), how: 'proposal', share: 1 }];
+}
+
+/** Token index of the start of the word before the pass's first unsure word (0 if that is the first word). */
+function forcedUntil(pass: PassWords): number {
+  const first = pass.sureness.findIndex((s) => s < UNSURE);
+  return first > 0 ? pass.words[first - 1]!.start : 0;
 }
 
 /** Each candidate written over the unsure (or same-sounding) words most like it, the SPLICES_SCORED most alike. */
