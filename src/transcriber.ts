@@ -5,7 +5,7 @@ import { parseTranscriptionParams, type TranscriptionParams, type TranscriptionP
 import { shapeTranscript, type Transcript } from './api/transcript';
 import { decodeAudio, TARGET_RATE } from './audio/index';
 import { checkAudioLength, checkMaxAudioSeconds, DEFAULT_MAX_AUDIO_SECONDS } from './audio/limit';
-import type { BackendChoice, Decoding, EncoderWindow, EngineConfig, EngineRequest, ModelName, ProgressEvent } from '../engine/protocol';
+import type { BackendChoice, Decoding, EncoderWindow, EngineConfig, EngineRequest, ModelName, ProgressEvent, SegmentationModelConfig } from '../engine/protocol';
 import { getPhrasesForBiasing } from './store/custom-models';
 import type { Engine, LoadedInfo } from '../engine/pipeline';
 
@@ -60,7 +60,7 @@ export interface TranscriberConfig {
    * mismatch fails the diarized request with both hashes in the error; the engine keeps working).
    * Default: none, the built-in diarization.
    */
-  segmentationModel?: { url: string; sha256: string };
+  segmentationModel?: SegmentationModelConfig;
   /** Custom model used for biasing when a request names none (a request's custom_model_id wins). */
   customModelId?: string;
   /** Model download progress (and transcription progress of every call). */
@@ -297,7 +297,7 @@ function resolveEncoderWindow(choice: EncoderWindow | 'auto', model: ModelName):
   return model === 'whisper-tiny' ? 'full' : 'fit';
 }
 
-function segmentationModel(config: { url: string; sha256: string }, here: string): { url: string; sha256: string } {
+function segmentationModel(config: SegmentationModelConfig, here: string): SegmentationModelConfig {
   const sha256 = String(config.sha256 ?? '').trim().toLowerCase();
   if (!/^[0-9a-f]{64}$/.test(sha256)) throw new RangeError(`createTranscriber(): segmentationModel.sha256 must be 64 hex digits; got '${config.sha256}'`);
   return { url: new URL(config.url, here).href, sha256 };

@@ -111,7 +111,7 @@ export async function decodeWithPhrases(
   let firstScore: number | null = null;
   let best: { ids: number[]; logprobs: number[]; credited: number } | null = null;
   for (const t of tries) {
-    const text = textOf(vocab, t.ids.map((id) => ({ id })));
+    const text = vocab.decode(t.ids.filter((id) => vocab.isText(id)));
     const gained = phrasesGained(firstText, text, candidates);
     if (gained.length === 0) continue;
     const lost = phrasesLost(firstText, text, held);
@@ -169,9 +169,8 @@ async function proposal(
     wantAttention: false,
     ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : {}),
   });
-  const gen = { tokens: result.tokens, looped: result.stop === 'loop' };
-  const kept = textIds(vocab, gen.tokens).length >= MIN_TEXT_KEPT * textIds(vocab, first.tokens).length;
-  return gen.looped || !kept ? [] : [{ ids: ids(gen.tokens), how: 'proposal', share: 1 }];
+  const kept = textIds(vocab, result.tokens).length >= MIN_TEXT_KEPT * textIds(vocab, first.tokens).length;
+  return result.stop === 'loop' || !kept ? [] : [{ ids: ids(result.tokens), how: 'proposal', share: 1 }];
 }
 
 /** Token index of the start of the word before the pass's first unsure word (0 if that is the first word). */
