@@ -1,6 +1,7 @@
 /**
  * The e2e app: registers the /v1 service worker and, unless the URL says `?engine=0`, hosts a
- * whisper-tiny engine for it. Tests drive it through `window.e2e` and plain fetch() calls.
+ * whisper-tiny engine for it (`?model=whisper-base`: that model instead, for
+ * scripts/measure-long-transcription.mjs). Tests drive it through `window.e2e` and plain fetch() calls.
  */
 import * as local from '../../../src/register';
 import { createCustomModel } from '../../../src/store/custom-models';
@@ -11,7 +12,8 @@ import { crashEngine } from '../../browser/helpers/crash-engine';
 const query = new URLSearchParams(location.search);
 /** `?maxAudioSeconds=N`: the /v1 service is registered with that limit on the audio's length. */
 const maxAudioSeconds = query.has('maxAudioSeconds') ? Number(query.get('maxAudioSeconds')) : undefined;
-const transcriber = query.get('engine') === '0' ? undefined : createTranscriber({ model: 'whisper-tiny' });
+const model = (query.get('model') ?? 'whisper-tiny') as 'whisper-tiny' | 'whisper-base' | 'whisper-small';
+const transcriber = query.get('engine') === '0' ? undefined : createTranscriber({ model });
 
 /** Empties every store (the service worker keeps its connection open, so the database is not deleted). */
 async function clearAll(): Promise<void> {
