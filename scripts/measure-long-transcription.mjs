@@ -31,7 +31,7 @@
  * resident set above baseline in samples every 2 s (the service worker may run in another renderer).
  */
 import { execFileSync } from 'node:child_process';
-import { createReadStream, existsSync, mkdirSync, readFileSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, createReadStream, existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright';
@@ -144,7 +144,10 @@ const longFiles = {
 const PORT = Number(process.env.MEASURE_PORT ?? 5198);
 const server = await createServer({
   configFile: join(ROOT, 'test/e2e/vite.config.ts'), plugins: [longFiles], logLevel: 'error',
-  server: { port: PORT, strictPort: true, host: '127.0.0.1' },
+  // Its own dependency cache, so a dev server of another checkout sharing node_modules is not disturbed;
+  // node_modules may be a link to another checkout's (a clean worktree of a commit, for example).
+  cacheDir: join(OUT, 'vite-cache'),
+  server: { port: PORT, strictPort: true, host: '127.0.0.1', fs: { allow: [realpathSync(join(ROOT, 'node_modules'))] } },
 });
 await server.listen();
 const origin = `http://127.0.0.1:${PORT}`;
@@ -166,7 +169,10 @@ function resetPeak(pid) {
 // ---------- the run ----------
 const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const row = { model, door, format, file: fileName, MB: +(statSync(filePath).size / 2 ** 20).toFixed(1), minutes,
-  loadBefore: loadAverage(), startedAt: new Date().toISOString() };
+  loadBefore: loadAverage(), startedAt: new Date().toISOString(),
+  // The dev server serves the working tree: say which commit, and which files differed from it.
+  head: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim(),
+  dirty: execFileSync('git', ['diff', '--name-only', 'HEAD', '--', 'src', 'engine'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean) };
 const browser = await chromium.launch(chromiumLaunchOptions);
 let sampler;
 try {
