@@ -6,8 +6,8 @@ import type { WhisperVocabulary } from './tokenizer';
 /**
  * The one decoding loop. Every path that lets the model choose tokens (plain decoding and its
  * temperature fallback, biased proposals, decoding on after a written-in phrase or code) runs
- * `decodeLoop` with its own logits processors (logits.ts) and stopping criteria (below); teacher-forced
- * scoring is WhisperModel.score.
+ * `decodeLoop`, or `beamLoop` for beams (accurate decoding, the pattern pass's code search), with its own
+ * logits processors (logits.ts) and stopping criteria (below); teacher-forced scoring is WhisperModel.score.
  */
 
 export interface GeneratedToken {
@@ -209,6 +209,16 @@ export async function decodeLoop(model: WhisperModel, encoded: EncodedWindow, st
 export interface BeamOptions extends Omit<LoopOptions, 'temperature' | 'random' | 'wantAttention'> {
   /** Hypotheses kept per step (OpenAI's beam_size). */
   beams: number;
+  /**
+   * Applied to the row of log-probabilities after `processors`: a constraint that restricts (or sets the
+   * log-probability of) the choices without renormalizing, so chosen tokens keep the model's own
+   * log-probabilities (a pattern constraint).
+   */
+  constraints?: readonly LogitsProcessor[];
+  /** Extensions whose log-probability is not above this are dropped: the caller knows they cannot win. */
+  floor?: number;
+  /** The winner's ranking: log-probability / tokens^lengthPenalty (default 1, OpenAI's per-token; 0: the sum). */
+  lengthPenalty?: number;
 }
 
 /** A hypothesis of beamLoop: its tokens, where they sit in the shared cache, and the row after them. */
@@ -253,8 +263,16 @@ export async function beamLoop(model: WhisperModel, encoded: EncodedWindow, star
           continue;
         }
         const r = processedRow(hyp.row, o.processors, hyp.ids);
-        const z = logSumExp(r, 0, r.length);
-        for (const id of topIds(r, o.beams + 1)) candidates.push({ hyp, id, logprob: r[id]! - z, score: hyp.sum + r[id]! - z });
+        let z = logSumExp(r, 0, r.length);
+        if (o.constraints) {
+          for (let i = 0; i < r.length; i++) r[i]! -= z;
+          z = 0;
+          for (const constrain of o.constraints) constrain(r, hyp.ids);
+        }
+        for (const id of topIds(r, o.beams + 1)) {
+          const score = hyp.sum + r[id]! - z;
+          if (score > (o.floor ?? -Infinity)) candidates.push({ hyp, id, logprob: r[id]! - z, score });
+        }
       }
       candidates.sort((a, b) => b.score - a.score);
       const next: Hypothesis[] = [];
@@ -300,8 +318,11 @@ export async function beamLoop(model: WhisperModel, encoded: EncodedWindow, star
     if (finished.length >= o.beams) break;
     finished.push({ hyp, sum: hyp.sum, stop: 'max-length' });
   }
+  // nothing could be chosen (every token masked or below the floor)
+  if (finished.length === 0) return { tokens: [...start.tokens], stop: 'no-token', attention: null };
   // OpenAI's ranking without a length penalty: log-probability per generated token
-  const perToken = (f: Finished) => f.sum / Math.max(1, f.hyp.tokens.length - start.tokens.length);
+  const penalty = o.lengthPenalty ?? 1;
+  const perToken = (f: Finished) => f.sum / Math.max(1, f.hyp.tokens.length - start.tokens.length) ** penalty;
   const best = finished.reduce((a, b) => (perToken(b) > perToken(a) ? b : a));
   return { tokens: best.hyp.tokens, stop: best.stop, attention: null };
 }

@@ -65,6 +65,38 @@ describe('the decoding loop (real whisper-tiny on jfk.flac)', () => {
     expect(text).toMatch(/ask not what your country can do for you/);
   });
 
+  it('a constraint restricts the choices without renormalizing: chosen tokens keep the model log-probabilities', async () => {
+    const { model, clip } = loaded;
+    const { loop } = await loopOptions();
+    const greedy = await model.generate(clip.encoded, opts());
+    const path = greedy.tokens.slice(0, 6).map((t) => t.id);
+    // only the greedy path's next token may come, and after six tokens only the end of text, at log-probability 0
+    const onPath = (row: Float32Array, generated: readonly number[]) => {
+      const next = generated.length < path.length ? path[generated.length]! : model.vocab.eot;
+      const kept = generated.length < path.length ? row[next]! : 0;
+      row.fill(-Infinity);
+      row[next] = kept;
+    };
+    const start = await model.startAfter(clip.encoded, opts(), []);
+    const out = await beamLoop(model, clip.encoded, { ...start, attention: null, tokens: [] }, { ...loop, beams: 2, constraints: [onPath], lengthPenalty: 0 });
+    expect(out.stop).toBe('end-of-text');
+    expect(out.tokens.map((t) => t.id)).toEqual(path);
+    out.tokens.forEach((t, i) => expect(t.logprob).toBeCloseTo(greedy.tokens[i]!.logprob, 2));
+    expect(Math.min(...out.tokens.map((t) => t.logprob))).toBeLessThan(-1e-3);
+  });
+
+  it('a beam with nothing to choose (every token masked, or all below its floor) ends with its start tokens', async () => {
+    const { model, clip } = loaded;
+    const { loop } = await loopOptions();
+    const none = (row: Float32Array) => row.fill(-Infinity);
+    const masked = await model.startAfter(clip.encoded, opts(), []);
+    const out = await beamLoop(model, clip.encoded, { ...masked, attention: null, tokens: [] }, { ...loop, beams: 3, constraints: [none] });
+    expect(out).toMatchObject({ tokens: [], stop: 'no-token' });
+    const floored = await model.startAfter(clip.encoded, opts(), []);
+    const low = await beamLoop(model, clip.encoded, { ...floored, attention: null, tokens: [] }, { ...loop, beams: 3, floor: 0 });
+    expect(low).toMatchObject({ tokens: [], stop: 'no-token' });
+  });
+
   it('5 beams find a transcription at least as likely per token as greedy decoding', async () => {
     const { model, clip } = loaded;
     const greedy = await model.generate(clip.encoded, opts());
