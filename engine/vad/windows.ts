@@ -285,3 +285,29 @@ function pauseScore(probs: Float32Array, f: number): number {
   for (let k = f - PAUSE_HALF_WIDTH; k <= f + PAUSE_HALF_WIDTH; k++) sum += probs[k] ?? 1;
   return sum / (2 * PAUSE_HALF_WIDTH + 1);
 }
+
+/**
+ * What a decoding of `window` that stopped at `fromSample` left unheard: the window's speech after that
+ * point as a window of its own, when the VAD hears at least `minVoicedSamples` of it (frames at or above
+ * the onset threshold, so padding and low-probability tails do not count); null otherwise.
+ */
+export function unheardRest(
+  window: DecodingWindow,
+  fromSample: number,
+  probs: Float32Array,
+  minVoicedSamples: number,
+  { frameSamples, onsetThreshold }: Pick<typeof SPEECH_REGION_DEFAULTS, 'frameSamples' | 'onsetThreshold'> = SPEECH_REGION_DEFAULTS,
+): DecodingWindow | null {
+  const regions = window.regions
+    .filter((r) => r.endSample > fromSample)
+    .map((r) => ({ startSample: Math.max(r.startSample, fromSample), endSample: r.endSample }));
+  if (regions.length === 0) return null;
+  let voiced = 0;
+  for (const r of regions) {
+    for (let f = Math.ceil(r.startSample / frameSamples); (f + 1) * frameSamples <= r.endSample; f++) {
+      if ((probs[f] ?? 0) >= onsetThreshold) voiced += frameSamples;
+    }
+  }
+  if (voiced < minVoicedSamples) return null;
+  return { startSample: regions[0]!.startSample, endSample: window.endSample, regions };
+}

@@ -4,6 +4,7 @@ import {
   decodingWindows,
   SPEECH_REGION_DEFAULTS,
   speechRegions,
+  unheardRest,
   type DecodingWindow,
   type SpeechRegion,
 } from '../../engine/vad/windows';
@@ -344,5 +345,34 @@ describe('decodingWindows', () => {
       const windows = decodingWindows(regions, probs, total, { maxWindowSamples: max });
       expectWellFormed(windows, regions, max);
     }
+  });
+});
+
+describe('unheardRest', () => {
+  // 10 s of speech, 2 s pause, 5 s of speech, 1 s of silence: one window over both regions
+  const probs = probsOf([0.9, framesIn(10)], [0.1, framesIn(2)], [0.9, framesIn(5)], [0.1, framesIn(1)]);
+  const regions = speechRegions(probs, BARE);
+  const [window] = decodingWindows(regions, probs, probs.length * FRAME);
+
+  it('gives the speech after the point a decoding stopped at as a window of its own', () => {
+    expect(regions).toHaveLength(2);
+    const rest = unheardRest(window!, 4 * SR, probs, 3 * SR)!;
+    expect(rest.startSample).toBe(4 * SR);
+    expect(rest.endSample).toBe(window!.endSample);
+    expect(rest.regions).toEqual([{ startSample: 4 * SR, endSample: regions[0]!.endSample }, regions[1]]);
+  });
+
+  it('starts the rest at the next speech when the decoding stopped in a pause', () => {
+    const rest = unheardRest(window!, at(framesIn(11)), probs, 3 * SR)!;
+    expect(rest.startSample).toBe(regions[1]!.startSample);
+    expect(rest.regions).toEqual([regions[1]]);
+  });
+
+  it('leaves less voiced speech than the minimum alone, counting voiced frames, not padding', () => {
+    expect(unheardRest(window!, at(framesIn(11)), probs, 6 * SR)).toBeNull();
+    expect(unheardRest(window!, window!.endSample, probs, 1)).toBeNull();
+    // padding after the last region is not speech: a padded window's tail holds none
+    const padded = decodingWindows(speechRegions(probs), probs, probs.length * FRAME)[0]!;
+    expect(unheardRest(padded, at(framesIn(17)) + 1, probs, 1)).toBeNull();
   });
 });
