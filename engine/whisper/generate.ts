@@ -252,6 +252,7 @@ export async function beamLoop(model: WhisperModel, encoded: EncodedWindow, star
   const first = start.tokens.map((t) => t.id);
   let live: Hypothesis[] = [{ tokens: [...start.tokens], ids: first, textIds: first.filter((id) => v.isText(id)), positions: [], sum: 0, row: start.row }];
   const finished: Finished[] = [];
+  const penalty = o.lengthPenalty ?? 1;
   let cache = start.cache;
   try {
     while (live.length > 0 && finished.length < o.beams) {
@@ -278,6 +279,8 @@ export async function beamLoop(model: WhisperModel, encoded: EncodedWindow, star
       const next: Hypothesis[] = [];
       for (const c of candidates) {
         if (next.length >= o.beams) break;
+        // ranked by sum, nothing at or below an ended hypothesis can overtake it (log-probabilities are ≤ 0)
+        if (penalty === 0 && finished.some((f) => f.sum >= c.score)) break;
         if (c.id === v.eot) {
           if (finished.length < o.beams) finished.push({ hyp: c.hyp, sum: c.score, stop: 'end-of-text' });
           continue;
@@ -321,7 +324,6 @@ export async function beamLoop(model: WhisperModel, encoded: EncodedWindow, star
   // nothing could be chosen (every token masked or below the floor)
   if (finished.length === 0) return { tokens: [...start.tokens], stop: 'no-token', attention: null };
   // OpenAI's ranking without a length penalty: log-probability per generated token
-  const penalty = o.lengthPenalty ?? 1;
   const perToken = (f: Finished) => f.sum / Math.max(1, f.hyp.tokens.length - start.tokens.length) ** penalty;
   const best = finished.reduce((a, b) => (perToken(b) > perToken(a) ? b : a));
   return { tokens: best.hyp.tokens, stop: best.stop, attention: null };
