@@ -23,6 +23,8 @@
  * Both send language=en&include_timestamps=true&include_words=true and the model's default decoding.
  * --abort-after: stop the transcription after that many seconds (a partial memory figure, reported as
  *   such, never as a transcription).
+ * --config=JSON: more createTranscriber options for the JS door, e.g. '{"decoding":"fast"}' or
+ *   '{"numThreads":1}', to see what a part of the engine's memory is (not the default: say so).
  *
  * Memory: a fresh browser per run. Just before the file is fetched, each renderer's peak resident set
  * (VmHWM) is reset to its current resident set through /proc/PID/clear_refs where the kernel allows it,
@@ -46,6 +48,7 @@ const format = arg('format', 'wav');
 const minutes = Number(arg('minutes', '60'));
 const abortAfter = arg('abort-after') ? Number(arg('abort-after')) : null;
 const outFile = arg('out');
+const extraConfig = JSON.parse(process.argv.find((a) => a.startsWith('--config='))?.slice('--config='.length) ?? '{}');
 const OUT = resolve(process.env.MEASURE_AUDIO_DIR ?? '/tmp/localscribe-long-speech');
 const QUERY = 'language=en&include_timestamps=true&include_words=true';
 const API_KEY = 'measure-long-key-0123456789abcdef';
@@ -168,7 +171,7 @@ function resetPeak(pid) {
 
 // ---------- the run ----------
 const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-const row = { model, door, format, file: fileName, MB: +(statSync(filePath).size / 2 ** 20).toFixed(1), minutes,
+const row = { model, door, format, ...(Object.keys(extraConfig).length && { config: extraConfig }), file: fileName, MB: +(statSync(filePath).size / 2 ** 20).toFixed(1), minutes,
   loadBefore: loadAverage(), startedAt: new Date().toISOString(),
   // The dev server serves the working tree: say which commit, and which files differed from it.
   head: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim(),
@@ -222,7 +225,7 @@ try {
     }
   }, 2000);
 
-  const result = await page.evaluate(async ({ url, api, model, door, query, key, abortAfter }) => {
+  const result = await page.evaluate(async ({ url, api, model, door, query, key, abortAfter, extraConfig }) => {
     const blob = await (await fetch(url)).blob();
     const t0 = performance.now();
     const controller = new AbortController();
@@ -233,6 +236,7 @@ try {
         let lastLog = 0;
         const t = createTranscriber({
           model,
+          ...extraConfig,
           onProgress: (e) => {
             if (e.stage === 'transcribe' && performance.now() - lastLog > 60_000) {
               lastLog = performance.now();
@@ -259,7 +263,7 @@ try {
       return { ok: false, ms: performance.now() - t0, error: String(err) };
     }
   }, {
-    url: `/__long/${fileName}`, api: `/@fs${join(ROOT, 'src/index.ts')}`, model, door, query: QUERY, key: API_KEY, abortAfter,
+    url: `/__long/${fileName}`, api: `/@fs${join(ROOT, 'src/index.ts')}`, model, door, query: QUERY, key: API_KEY, abortAfter, extraConfig,
   });
   clearInterval(sampler);
 
@@ -280,8 +284,10 @@ try {
     loadAfter: loadAverage(),
   });
   if (result.json && result.ok) Object.assign(row, check(result.json));
-  if (result.json) writeFileSync(join(OUT, `transcript-${model}-${door}-${format}.json`), result.json);
-  writeFileSync(join(OUT, `memory-${model}-${door}-${format}.json`), JSON.stringify(series));
+  // Named by everything that varies, so a short check never overwrites an hour's transcript.
+  const tag = `${model}-${door}-${format}-${minutes}m${abortAfter === null ? '' : `-abort${abortAfter}s`}${Object.keys(extraConfig).length ? `-${Object.values(extraConfig).join('-')}` : ''}`;
+  if (result.json) writeFileSync(join(OUT, `transcript-${tag}.json`), result.json);
+  writeFileSync(join(OUT, `memory-${tag}.json`), JSON.stringify(series));
   if (result.json && !result.ok) row.body = result.json.slice(0, 500);
 } catch (err) {
   row.ok = false;
