@@ -5,6 +5,8 @@ import { encodeClip, loadNodeWhisper, readAudio } from '../../bench/bias-set/nod
 import { compilePattern } from '../../src/api/patterns';
 import { decodeWithPatterns } from '../../engine/biasing/patterns/pattern-pass';
 import { applyPatterns } from '../../engine/biasing/patterns/spoken-patterns';
+import { spokenCodes, writtenCodes, type CodeForm, type CodeState } from '../../engine/biasing/patterns/code-forms';
+import { PatternMatcher } from '../../engine/biasing/patterns/pattern-matcher';
 import { decodeWindow } from '../../engine/decoding/fallback';
 import type { WhisperModel } from '../../engine/whisper/model';
 import { loadEvalClip } from './helpers/audio';
@@ -64,6 +66,26 @@ describe('decodeWithPatterns (real whisper-tiny)', () => {
     expect(firstText).toMatch(/leave that new\.$/);
     expect(text).toMatch(/leave that new\.$/);
   }, 300_000);
+
+  it('steps a code a token at a time to the state its next tokens were listed with (the constraint replays hypotheses so)', () => {
+    const matcher = new PatternMatcher(PATTERNS);
+    const agrees = <S extends CodeState>(form: CodeForm<S>) => {
+      let state = form.start;
+      for (const first of [true, false, false]) {
+        const next = form.next(state, first, () => true);
+        expect(next.length).toBeGreaterThan(0);
+        for (const n of next) expect(form.step(state, n.id, first)).toEqual(n.state);
+        state = next.find((n) => n.state.open)!.state;
+      }
+      expect(form.step(form.start, model.vocab.eot, true)).toBeNull();
+    };
+    agrees(writtenCodes(model.vocab, matcher));
+    agrees(spokenCodes(model.vocab, matcher));
+    // a written code's first token follows a space
+    const written = writtenCodes(model.vocab, matcher);
+    expect(written.step(written.start, model.vocab.encode('AMZ')[0]!, true)).toBeNull();
+    expect(written.step(written.start, model.vocab.encode(' AMZ')[0]!, true)).not.toBeNull();
+  });
 
   it('returns the first pass itself for speech without a code', async () => {
     const { first, gen } = await passes(loadEvalClip('en/jfk.flac'), false);

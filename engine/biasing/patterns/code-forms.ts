@@ -54,6 +54,8 @@ export interface CodeForm<S extends CodeState> {
   start: S;
   /** The tokens `worth` trying that may come next (the first after a space), each with the state it leads to. */
   next(state: S, first: boolean, worth: (id: number) => boolean): Array<{ id: number; state: S }>;
+  /** The state after token `id`, or null when the form cannot go on with it. */
+  step(state: S, id: number, first: boolean): S | null;
   /** Text tokens that may not follow a finished code: the text rewrite would read them as more of it. */
   extends: Uint8Array;
   /** The code was read with a repeat word ("double five"), which a written code cannot show. */
@@ -87,10 +89,15 @@ function form<S extends CodeState, T extends { id: number }>(
   advance: (state: S, token: T, first: boolean) => S | null,
   heardRepeat: (state: S) => boolean,
 ): CodeForm<S> {
+  const byId = new Map(tokens.map((t) => [t.id, t]));
   return {
     start,
     extends: extendsCode,
     heardRepeat,
+    step(state, id, first) {
+      const t = byId.get(id);
+      return t ? advance(state, t, first) : null;
+    },
     next(state, first, worth) {
       const out: Array<{ id: number; state: S }> = [];
       for (const t of tokens) {

@@ -1,10 +1,9 @@
 import type { CompiledPattern } from '../../../src/api/patterns';
 import type { DecodeOptions } from '../../decoding/fallback';
-import { logSumExp } from '../../whisper/logits';
+import { logSumExp, type LogitsProcessor } from '../../whisper/logits';
 import type { WhisperVocabulary } from '../../whisper/tokenizer';
-import type { KvCache } from '../../whisper/kv-cache';
 import type { EncodedWindow, WhisperModel } from '../../whisper/model';
-import { endedWithEot, passProcessors, processedRow, rowAt, type GeneratedToken, type Generation } from '../../whisper/generate';
+import { beamLoop, endedWithEot, passProcessors, processedRow, rowAt, type GeneratedToken, type Generation } from '../../whisper/generate';
 import { spokenCodes, tokenTable, writtenCodes, type CodeForm, type CodeState, type TokenTable } from './code-forms';
 import { PatternMatcher } from './pattern-matcher';
 import { decodeOn, type DecodedOn, type Framing } from '../phrases/decode-on';
@@ -141,24 +140,15 @@ interface Pass extends DecodedOn {
   heardRepeat: boolean;
 }
 
-/** A hypothesis of the code: its tokens so far, its self-attention cache and the logits after it. */
-interface Hyp<S extends CodeState> {
-  cache: KvCache;
-  row: Float32Array;
-  tokens: GeneratedToken[];
-  score: number;
-  match: S;
-}
-
-/** Hypotheses kept per pattern while writing a code, and codes (the best of different patterns) carried on to the end of the window. */
+/** Hypotheses kept per pattern while writing a code (beamLoop's beams), and codes (the best of different patterns) decoded on to the end of the window. */
 const CODE_BEAM = 4;
 const CODES_KEPT = 2;
 /**
- * Hypotheses kept per step over all patterns (each costs a decoder run): CODE_BEAM for six patterns,
- * as many as bench/bias-set uses. Without a bound, 50 patterns (the most a request may give) made a
- * 3 s clip's pattern pass on tiny take 32.7 s against 4.3 s with six (many-patterns.measure.ts).
+ * Patterns searched at one place, those whose code's first token is likeliest there first: six, as many
+ * as bench/bias-set uses. Without a bound, 50 patterns (the most a request may give) made a 3 s clip's
+ * pattern pass on tiny take 32.7 s against 4.3 s with six (many-patterns.measure.ts).
  */
-const MAX_LIVE = CODE_BEAM * 6;
+const MAX_PATTERNS = 6;
 /**
  * How much earlier (in timestamp steps of 20 ms) a constrained pass may end than the first pass: one
  * that ends sooner dropped speech ("So, I936." for "So, I do like nine, one, six, leave that new."),
@@ -168,9 +158,11 @@ const REACH_SLACK = 25;
 
 /**
  * Passes with `prefix` forced, then a code a pattern matches (its first token after a space), then
- * greedy free decoding that rejoins the first pass (`rest`) when its own tokens come back to it. The
- * code is searched with a small beam (the model prefers "XR"+"77"+"7" to "XR"+"47"+"7" as a whole,
- * though "47" is the likelier token after "XR"); its CODES_KEPT best are each decoded on. None when no code fits.
+ * greedy free decoding that rejoins the first pass (`rest`) when its own tokens come back to it. Each
+ * pattern's code is searched by the one beam search (beamLoop) under codeConstraint: the model prefers
+ * "XR"+"77"+"7" to "XR"+"47"+"7" as a whole, though "47" is the likelier token after "XR". Every pattern
+ * has its own beam, as several may fit one place ("U891S" and "UA916") and the likelier code of one must
+ * not crowd out every code of another; the CODES_KEPT best codes are each decoded on. None when no code fits.
  */
 async function constrainedPasses<S extends CodeState>(
   model: WhisperModel,
@@ -190,66 +182,109 @@ async function constrainedPasses<S extends CodeState>(
 ): Promise<Pass[]> {
   const v = model.vocab;
   const prefixIds = prefix.map((t) => t.id);
-  const { cache: cache0, row: row0 } = await model.startAfter(encoded, opts, prefixIds);
-  const writable = (pattern: number) => !only || only.has(pattern);
+  const { cache: start, row } = await model.startAfter(encoded, opts, prefixIds);
   const processors = passProcessors(v, f.maxTsIndex, opts);
-  let live: Hyp<S>[] = [{ cache: cache0, row: row0, tokens: [], score: 0, match: form.start }];
-  // the best finished code of each pattern, and a beam per pattern: several patterns may fit one place
-  // ("U891S" and "UA916"), and the likelier code of one must not crowd out every code of another
-  const bestOf = new Map<number, Hyp<S>>();
-  let finished: Hyp<S>[] = [];
-  const passes: Pass[] = [];
-  const held = new Set<Hyp<S>>(live);
-  const release = (keep: Set<Hyp<S>>) => {
-    for (const h of held) if (!keep.has(h)) h.cache.release();
-    for (const h of [...held]) if (!keep.has(h)) held.delete(h);
-  };
   try {
-    while (live.length > 0) {
+    const codes: Array<{ tokens: GeneratedToken[]; score: number; match: S }> = [];
+    for (const pattern of likeliestPatterns(form, processedRow(row, processors, prefixIds), floor, only)) {
       opts.checkpoint?.();
-      const expansions: Array<{ hyp: Hyp<S>; id: number; logprob: number; score: number; match: S }> = [];
-      for (const hyp of live) {
-        for (const p of hyp.match.accepted.filter(writable)) {
-          const best = bestOf.get(p);
-          if (!best || hyp.score > best.score) bestOf.set(p, hyp);
-        }
-        if (!hyp.match.open || prefix.length + hyp.tokens.length >= f.maxTokens) continue;
-        const r = processedRow(hyp.row, processors, [...prefixIds, ...hyp.tokens.map((t) => t.id)]);
-        const z = logSumExp(r, 0, r.length);
-        const worth = (id: number) => hyp.score + r[id]! - z > floor;
-        for (const { id, state } of form.next(hyp.match, hyp.tokens.length === 0, worth)) {
-          const lp = r[id]! - z;
-          expansions.push({ hyp, id, logprob: lp, score: hyp.score + lp, match: state });
-        }
-      }
-      expansions.sort((a, b) => b.score - a.score);
-      const chosen = new Set<(typeof expansions)[number]>();
-      for (const p of new Set(expansions.flatMap((e) => e.match.alive.filter(writable)))) {
-        const bar = Math.max(floor, bestOf.get(p)?.score ?? -Infinity);
-        expansions.filter((e) => e.score > bar && e.match.alive.includes(p)).slice(0, CODE_BEAM).forEach((e) => chosen.add(e));
-      }
-      const next: Hyp<S>[] = [];
-      for (const e of [...chosen].sort((a, b) => b.score - a.score).slice(0, MAX_LIVE)) {
-        const stepped = await model.decoderForward([e.id], e.hyp.cache, encoded);
-        const row = rowAt(stepped.logits, 0);
-        stepped.logits.dispose();
-        const hyp = { cache: stepped.cache, row, tokens: [...e.hyp.tokens, { id: e.id, logprob: e.logprob }], score: e.score, match: e.match };
-        next.push(hyp);
-        held.add(hyp);
-      }
-      release(new Set([...next, ...bestOf.values()]));
-      live = next;
+      const found = await beamLoop(
+        model,
+        encoded,
+        { cache: start.fork(), row, attention: null, tokens: prefix },
+        {
+          processors,
+          constraints: [codeConstraint(form, pattern, prefix.length, v.eot, floor)],
+          stops: [],
+          maxTokens: f.maxTokens,
+          beams: CODE_BEAM,
+          floor,
+          // a code is weighed by its log-probability, not per token
+          lengthPenalty: 0,
+          ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : {}),
+        },
+      );
+      const tokens = found.tokens.slice(prefix.length);
+      const match = codeState(form, tokens.map((t) => t.id));
+      // only a code the constraint let end counts (not one cut at the token budget)
+      if (found.stop !== 'end-of-text' || !match?.accepted.includes(pattern)) continue;
+      if (codes.some((c) => sameIds(c.tokens, tokens))) continue;
+      codes.push({ tokens, score: tokens.reduce((a, t) => a + t.logprob, 0), match });
     }
-    finished = [...new Set(bestOf.values())].sort((a, b) => b.score - a.score).slice(0, CODES_KEPT);
-    release(new Set(finished));
-    for (const hyp of finished) {
-      held.delete(hyp); // decodeOn disposes the cache it is given
-      passes.push({ ...(await decodeOn(model, encoded, opts, f, prefix, hyp, rest, form.extends)), heardRepeat: form.heardRepeat(hyp.match) });
+    const passes: Pass[] = [];
+    for (const code of codes.sort((a, b) => b.score - a.score).slice(0, CODES_KEPT)) {
+      opts.checkpoint?.();
+      // decodeOn goes on from a cache of the code's own, stepped a token per run as a greedy pass builds
+      // one: q8 activations are quantized per run, and one run over the whole code changed continuations
+      // (tiny wrote "So, I936, believe that new." for kal's "So, I do like nine, one, six, leave that new.")
+      let forced = { tokens: code.tokens, cache: start.fork(), row };
+      for (const t of code.tokens) {
+        const out = await model.decoderForward([t.id], forced.cache, encoded);
+        forced.cache.release();
+        forced = { ...forced, cache: out.cache, row: rowAt(out.logits, 0) };
+        out.logits.dispose();
+      }
+      passes.push({ ...(await decodeOn(model, encoded, opts, f, prefix, forced, rest, form.extends)), heardRepeat: form.heardRepeat(code.match) });
     }
+    return passes;
   } finally {
-    release(new Set());
+    start.release();
   }
-  return passes;
+}
+
+/**
+ * The patterns of `only` (all when null), at most MAX_PATTERNS, whose code's first token is likeliest in
+ * `row` (the processed row after the prefix), likeliest first; none whose first token is at or below `floor`.
+ */
+function likeliestPatterns<S extends CodeState>(form: CodeForm<S>, row: Float32Array, floor: number, only: ReadonlySet<number> | null): number[] {
+  const z = logSumExp(row, 0, row.length);
+  const best = new Map<number, number>();
+  for (const { id, state } of form.next(form.start, true, (k) => row[k]! - z > floor)) {
+    for (const p of state.alive) if ((!only || only.has(p)) && row[id]! > (best.get(p) ?? -Infinity)) best.set(p, row[id]!);
+  }
+  return [...best.entries()].sort((a, b) => b[1] - a[1]).slice(0, MAX_PATTERNS).map(([p]) => p);
+}
+
+/**
+ * beamLoop's constraint to codes of `pattern` written in `form` after the first `at` tokens: only the
+ * tokens after which a match of the pattern is still possible, and the end of text where the code so far
+ * is one, at log-probability 0 (a code is weighed by its own tokens; the free tokens after it are
+ * decoded on). The code's state is replayed from the hypothesis's ids, each prefix stepped once.
+ */
+function codeConstraint<S extends CodeState>(form: CodeForm<S>, pattern: number, at: number, eot: number, floor: number): LogitsProcessor {
+  const states = new Map<string, S | null>([['', form.start]]);
+  const stateOf = (ids: readonly number[]): S | null => {
+    const key = ids.join(',');
+    let state = states.get(key);
+    if (state === undefined) {
+      const before = stateOf(ids.slice(0, -1));
+      state = before && form.step(before, ids[ids.length - 1]!, ids.length === 1);
+      states.set(key, state);
+    }
+    return state;
+  };
+  return (row, generated) => {
+    const code = generated.slice(at);
+    const state = stateOf(code);
+    // a token at or below the floor leaves its hypothesis there (log-probabilities are ≤ 0): beamLoop
+    // would drop it, so the matcher is not stepped for it (most of the vocabulary)
+    const kept = state ? form.next(state, code.length === 0, (id) => row[id]! > floor).filter((n) => n.state.alive.includes(pattern)) : [];
+    const logprobs = kept.map((n) => row[n.id]!);
+    row.fill(-Infinity);
+    kept.forEach((n, i) => (row[n.id] = logprobs[i]!));
+    if (state?.accepted.includes(pattern)) row[eot] = 0;
+  };
+}
+
+/** The form's state after code tokens `ids`, or null when it cannot write them. */
+function codeState<S extends CodeState>(form: CodeForm<S>, ids: readonly number[]): S | null {
+  let state: S | null = form.start;
+  ids.forEach((id, i) => (state = state && form.step(state, id, i === 0)));
+  return state;
+}
+
+function sameIds(a: readonly GeneratedToken[], b: readonly GeneratedToken[]): boolean {
+  return a.length === b.length && a.every((t, i) => t.id === b[i]!.id);
 }
 
 export interface PassTrace {
