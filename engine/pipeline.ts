@@ -4,7 +4,7 @@ import { ENCODER_FRAME_MS, FULL_FRAMES, HOP, logMelSpectrogram } from './whisper
 import { ModelFiles } from './runtime/model-files';
 import { loadRuntime, sessionOptions, type Backend, type Ort } from './runtime/backend';
 import { decodingWindows, SPEECH_REGION_DEFAULTS, speechRegions, unheardRest, type DecodingWindow } from './vad/windows';
-import { closedUntil, splitAtTimestamps, spreadTokenTimes } from './postprocess/segments';
+import { splitAtTimestamps, spreadTokenTimes, type TimedSegment } from './postprocess/segments';
 import { capLongWords, enforceSpans, tokenFrames, trimToSpeech } from './postprocess/alignment';
 import { cleanWords, joinWords, tokensWithoutFillers } from './postprocess/fillers';
 import { isConfident, mostLikely, mostProbableJoint, rescoringCandidates, SHORT_UTTERANCE_S, splitByLanguage, SURE_ON_FIT, type LanguageHypothesis, type LanguagePlan } from './language/plan';
@@ -339,9 +339,11 @@ export class Engine {
         audioSeconds: samples.length / SAMPLE_RATE,
       });
       if (isSilence(gen)) return { segments: [], rest: null };
-      const until = gen.looped ? null : closedUntil(gen.tokens, whisper.vocab);
-      const rest = until === null ? null : unheardRest(window, window.startSample + Math.round(until * SAMPLE_RATE), speech, MIN_UNHEARD_SPEECH_S * SAMPLE_RATE);
-      return { segments: windowSegments(whisper, gen, language, window, encoded.frames, speech, ctx), rest: rest && { window: rest, language } };
+      const timed = splitAtTimestamps(gen.tokens, whisper.vocab, samples.length / SAMPLE_RATE);
+      // text left open after its last timestamp (a loop, the token budget) runs to the window's end: no rest
+      const until = gen.looped ? undefined : timed[timed.length - 1]?.end;
+      const rest = until === undefined ? null : unheardRest(window, window.startSample + Math.round(until * SAMPLE_RATE), speech, MIN_UNHEARD_SPEECH_S * SAMPLE_RATE);
+      return { segments: windowSegments(whisper, gen, timed, language, window, encoded.frames, speech, ctx), rest: rest && { window: rest, language } };
     } finally {
       whisper.releaseWindow(encoded);
       for (const t of Object.values(encoded.extras)) t.dispose();
@@ -350,12 +352,13 @@ export class Engine {
 }
 
 /**
- * A decoded window as segments (split at the timestamp tokens) with their words; with attention, the
+ * A decoded window's timed segments (splitAtTimestamps) as engine segments with their words; with attention, the
  * words get aligned times. clean filler mode drops fillers from words and text here.
  */
 function windowSegments(
   whisper: WhisperModel,
   gen: Generation,
+  timed: readonly TimedSegment[],
   language: string,
   window: DecodingWindow,
   encoderFrames: number,
@@ -368,7 +371,7 @@ function windowSegments(
   const aligned = gen.attention ? alignedTimes(gen, encoderFrames, windowSamples, offsetMs) : null;
   const text = (ids: number[]) => whisper.vocab.decode(ids);
   const segments: EngineSegment[] = [];
-  for (const seg of splitAtTimestamps(gen.tokens, whisper.vocab, windowSamples / SAMPLE_RATE)) {
+  for (const seg of timed) {
     let tokens = aligned
       ? seg.tokens.map((t) => ({ id: t.id, text: text([t.id]), ...aligned.get(t)!, probability: Math.exp(t.logprob) }))
       : spreadTokenTimes(seg, whisper.vocab, offsetMs).map((t) => ({ ...t, endMs: Math.min(t.endMs, endMs) }));

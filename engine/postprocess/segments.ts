@@ -41,20 +41,6 @@ export function splitAtTimestamps(tokens: readonly GeneratedToken[], vocab: Whis
 }
 
 /**
- * Seconds from the window start up to which a generation transcribed the window: its last timestamp,
- * when its text ends there (closed by a timestamp, then end of text). Null when the text runs on past its
- * last timestamp (a pass cut by its token budget or a loop) or has none.
- */
-export function closedUntil(tokens: readonly GeneratedToken[], vocab: WhisperVocabulary): number | null {
-  let until: number | null = null;
-  for (const tok of tokens) {
-    if (vocab.isTimestamp(tok.id)) until = (tok.id - vocab.timestampBegin) * TS_STEP;
-    else if (vocab.isText(tok.id)) until = null;
-  }
-  return until;
-}
-
-/**
  * Gives each text token of a segment a time span, spreading the segment's span over the tokens by their
  * character length. Word alignment (cross-attention) refines these when words are requested.
  */

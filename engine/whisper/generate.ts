@@ -323,9 +323,9 @@ export async function beamLoop(model: WhisperModel, encoded: EncodedWindow, star
   }
   // nothing could be chosen (every token masked or below the floor)
   if (finished.length === 0) return { tokens: [...start.tokens], stop: 'no-token', attention: null };
-  // OpenAI's ranking without a length penalty: log-probability per generated token
-  const perToken = (f: Finished) => f.sum / Math.max(1, f.hyp.tokens.length - start.tokens.length) ** penalty;
-  const best = finished.reduce((a, b) => (perToken(b) > perToken(a) ? b : a));
+  // by default OpenAI's ranking without a length penalty: log-probability per generated token
+  const rank = (f: Finished) => f.sum / Math.max(1, f.hyp.tokens.length - start.tokens.length) ** penalty;
+  const best = finished.reduce((a, b) => (rank(b) > rank(a) ? b : a));
   return { tokens: best.hyp.tokens, stop: best.stop, attention: null };
 }
 

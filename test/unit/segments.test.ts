@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { closedUntil, splitAtTimestamps } from '../../engine/postprocess/segments';
+import { splitAtTimestamps } from '../../engine/postprocess/segments';
 import { WhisperVocabulary } from '../../engine/whisper/tokenizer';
 
-describe('where a generation closed (real whisper-tiny tokenizer)', () => {
+describe('where a window\'s text ends, which the seek reads (real whisper-tiny tokenizer)', () => {
   const dir = 'public/models/whisper-tiny';
   const json = (f: string) => JSON.parse(readFileSync(`${dir}/${f}`, 'utf8'));
   const vocab = new WhisperVocabulary(json('tokenizer.json'), json('tokenizer_config.json'), json('generation_config.json'));
@@ -11,15 +11,15 @@ describe('where a generation closed (real whisper-tiny tokenizer)', () => {
   const tokens = (...parts: Array<number | string>) =>
     parts.flatMap((p) => (typeof p === 'number' ? [ts(p)] : vocab.encode(p))).map((id) => ({ id, logprob: -0.1 }));
 
-  it('is the last timestamp when the text ends there', () => {
-    const gen = tokens(0, ' Hello there.', 2.4, 2.4, ' How are you?', 13.96);
-    expect(closedUntil(gen, vocab)).toBeCloseTo(13.96, 5);
-    expect(splitAtTimestamps(gen, vocab, 30).at(-1)!.end).toBeCloseTo(13.96, 5);
+  it('is the last timestamp when the text closes there', () => {
+    const segments = splitAtTimestamps(tokens(0, ' Hello there.', 2.4, 2.4, ' How are you?', 13.96), vocab, 30);
+    expect(segments).toHaveLength(2);
+    expect(segments.at(-1)!.end).toBeCloseTo(13.96, 5);
   });
 
-  it('is null when the text runs on past its last timestamp, or has none', () => {
-    expect(closedUntil(tokens(0, ' Hello there.', 2.4, 2.4, ' How are'), vocab)).toBeNull();
-    expect(closedUntil(tokens(' Hello there.'), vocab)).toBeNull();
-    expect(closedUntil([], vocab)).toBeNull();
+  it('is the window end when the text runs on past its last timestamp, or has none', () => {
+    expect(splitAtTimestamps(tokens(0, ' Hello there.', 2.4, 2.4, ' How are'), vocab, 30).at(-1)!.end).toBe(30);
+    expect(splitAtTimestamps(tokens(' Hello there.'), vocab, 30).at(-1)!.end).toBe(30);
+    expect(splitAtTimestamps([], vocab, 30)).toEqual([]);
   });
 });
