@@ -11,13 +11,13 @@ if (process.argv.includes('--bias')) {
   const options = args.parseRunnerOptions(argv, ['model', 'voices', 'strengths', 'en', 'set', 'half'], BIAS_USAGE);
   process.exit(typeof options === 'number' ? options : runBiasEval(options));
 }
-// `npm run eval -- --report [...]`: issue 31's table of both libraries per set and model (bench/report.mjs).
+// `npm run eval -- --report [...]`: issue 31's table of both libraries per set and model (bench/report.ts).
 if (process.argv.includes('--report')) {
   const { module: args } = await runnerImport(here('./lib/args.ts'));
-  const { REPORT_USAGE, runReport } = await import('./report.mjs');
+  const { module: report } = await runnerImport(here('./report.ts'));
   const argv = process.argv.slice(2).filter((a) => a !== '--report');
-  const options = args.parseRunnerOptions(argv, ['sets', 'model', 'clips', 'threads', 'out'], REPORT_USAGE);
-  process.exit(typeof options === 'number' ? options : runReport(options));
+  const options = args.parseRunnerOptions(argv, ['sets', 'model', 'clips', 'threads', 'out'], report.REPORT_USAGE);
+  process.exit(typeof options === 'number' ? options : report.runReport(options));
 }
 const { module: cli } = await runnerImport(here('./eval-cli.ts'));
 const options = cli.parseOptions(process.argv.slice(2));

@@ -20,7 +20,7 @@ function paramsFor(clip: Clip): string {
   return /^[a-z]{2,3}$/.test(clip.lang) ? `language=${primaryLanguage(clip.lang)}` : '';
 }
 
-interface SideReport {
+export interface SideReport {
   side: Side;
   model: string;
   threads: number | null;

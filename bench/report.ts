@@ -11,27 +11,23 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { SideReport } from './lib/bench-run';
+import { fixed, formatTable, megabytes, percent, ratio } from './lib/table';
 
-const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const ROOT = resolve(import.meta.dirname, '..');
 
 export const REPORT_USAGE = `npm run eval -- --report [--sets DIR,DIR] [--model NAME,NAME] [--clips GLOBS] [--threads N] [--out FILE]
   For each set (default ../shared/dev,../shared/holdout) and model (default whisper-tiny,whisper-base,
   whisper-small): WER, RTF and peak renderer memory of this library beside transformers.js, measured in
   one bench run per set (npm run bench; default clips en/* and long/*, 2 threads), printed as one table.`;
 
-const pct = (x) => (x === null || x === undefined ? '-' : `${(x * 100).toFixed(1)}%`);
-const num = (x) => (x === null || x === undefined ? '-' : x.toFixed(2));
-const mb = (b) => (b > 0 ? `${Math.round(b / 2 ** 20)}` : '-');
-const times = (a, b) => (a === null || b === null || a === undefined || b === undefined || b === 0 ? '-' : `${(a / b).toFixed(2)}x`);
-
 /** `options`: parsed by bench/lib/args.ts parseRunnerOptions (bench/eval.mjs) with REPORT_USAGE. */
-export function runReport(options) {
+export function runReport(options: Map<string, string>): number {
   const cwd = process.env.INIT_CWD ?? process.cwd();
   const sets = (options.get('sets') ?? '../shared/dev,../shared/holdout').split(',').map((s) => resolve(cwd, s));
   const models = options.get('model') ?? 'whisper-tiny,whisper-base,whisper-small';
   const dir = mkdtempSync(join(tmpdir(), 'eval-report-'));
-  const rows = [];
+  const rows: Array<{ set: string; clips: number; model: string; ours: SideReport; peer: SideReport | undefined }> = [];
   for (const set of sets) {
     const out = join(dir, `${basename(set)}.json`);
     const args = ['bench/bench.mjs', '--data', set, '--model', models, '--clips', options.get('clips') ?? 'en/*,long/*', '--threads', options.get('threads') ?? '2', '--out', out];
@@ -42,32 +38,30 @@ export function runReport(options) {
       console.error(`bench wrote no results for ${set} (exit ${run.status})`);
       return 1;
     }
-    const body = JSON.parse(readFileSync(out, 'utf8'));
+    const body = JSON.parse(readFileSync(out, 'utf8')) as { clips: string[]; runs: SideReport[] };
     for (const ours of body.runs.filter((r) => r.side === 'ours')) {
       const peer = body.runs.find((r) => r.side === 'peer' && r.model === ours.model && r.threads === ours.threads);
-      rows.push({ set: basename(set), clips: body.clips.length, model: ours.model, threads: ours.threads, ours, peer });
+      rows.push({ set: basename(set), clips: body.clips.length, model: ours.model, ours, peer });
     }
   }
-  const header = ['set', 'clips', 'model', 'WER ours', 'WER peer', 'RTF ours', 'RTF peer', 'short speed vs peer', 'long speed vs peer', 'peak MB ours', 'peak MB peer', 'failed ours/peer'];
+  const header = ['set', 'clips', 'model', 'WER ours', 'WER peer', 'RTF ours', 'RTF peer', 'short speed vs peer', 'long speed vs peer', 'peak ours', 'peak peer', 'failed ours/peer'];
   const table = rows.map((r) => [
     r.set,
     String(r.clips),
     r.model,
-    pct(r.ours.short.wer),
-    pct(r.peer?.short.wer),
-    num(r.ours.short.rtf),
-    num(r.peer?.short.rtf),
+    percent(r.ours.short.wer),
+    percent(r.peer?.short.wer ?? null),
+    fixed(r.ours.short.rtf),
+    fixed(r.peer?.short.rtf ?? null),
     // throughput ratio: the peer's RTF over ours (2.00x = twice the peer's throughput)
-    times(r.peer?.short.rtf, r.ours.short.rtf),
-    times(r.peer?.long.rtf, r.ours.long.rtf),
-    mb(r.ours.peak_renderer_bytes),
-    mb(r.peer?.peak_renderer_bytes ?? 0),
+    ratio(r.peer?.short.rtf ?? null, r.ours.short.rtf),
+    ratio(r.peer?.long.rtf ?? null, r.ours.long.rtf),
+    megabytes(r.ours.peak_renderer_bytes),
+    megabytes(r.peer?.peak_renderer_bytes ?? 0),
     `${r.ours.short.failed + r.ours.long.failed}/${r.peer ? r.peer.short.failed + r.peer.long.failed : '-'}`,
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i].length)));
-  const line = (cells) => cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   console.log(`\nReport (threads ${options.get('threads') ?? '2'}; per-set bench outputs in ${dir})`);
-  console.log([line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...table.map(line)].join('\n'));
+  console.log(formatTable(header, table));
   const file = options.get('out');
   if (file) writeFileSync(resolve(cwd, file), `${JSON.stringify({ created: new Date().toISOString(), rows }, null, 2)}\n`);
   return 0;
