@@ -186,6 +186,8 @@ async function constrainedPasses<S extends CodeState>(
   const processors = passProcessors(v, f.maxTsIndex, opts);
   try {
     const codes: Array<{ tokens: GeneratedToken[]; score: number; match: S }> = [];
+    // one replay for every pattern's search: the form's states do not depend on the pattern
+    const stateOf = codeReplay(form);
     for (const pattern of likeliestPatterns(form, processedRow(row, processors, prefixIds), floor, only)) {
       opts.checkpoint?.();
       const found = await beamLoop(
@@ -194,7 +196,7 @@ async function constrainedPasses<S extends CodeState>(
         { cache: start.fork(), row, attention: null, tokens: prefix },
         {
           processors,
-          constraints: [codeConstraint(form, pattern, prefix.length, v.eot, floor)],
+          constraints: [codeConstraint(form, stateOf, pattern, prefix.length, v.eot, floor)],
           stops: [],
           maxTokens: f.maxTokens,
           beams: CODE_BEAM,
@@ -205,7 +207,7 @@ async function constrainedPasses<S extends CodeState>(
         },
       );
       const tokens = found.tokens.slice(prefix.length);
-      const match = codeState(form, tokens.map((t) => t.id));
+      const match = stateOf(tokens.map((t) => t.id));
       // only a code the constraint let end counts (not one cut at the token budget)
       if (found.stop !== 'end-of-text' || !match?.accepted.includes(pattern)) continue;
       if (codes.some((c) => sameIds(c.tokens, tokens))) continue;
@@ -245,13 +247,8 @@ function likeliestPatterns<S extends CodeState>(form: CodeForm<S>, row: Float32A
   return [...best.entries()].sort((a, b) => b[1] - a[1]).slice(0, MAX_PATTERNS).map(([p]) => p);
 }
 
-/**
- * beamLoop's constraint to codes of `pattern` written in `form` after the first `at` tokens: only the
- * tokens after which a match of the pattern is still possible, and the end of text where the code so far
- * is one, at log-probability 0 (a code is weighed by its own tokens; the free tokens after it are
- * decoded on). The code's state is replayed from the hypothesis's ids, each prefix stepped once.
- */
-function codeConstraint<S extends CodeState>(form: CodeForm<S>, pattern: number, at: number, eot: number, floor: number): LogitsProcessor {
+/** The form's state after code tokens `ids` (null when it cannot write them), each prefix stepped once. */
+function codeReplay<S extends CodeState>(form: CodeForm<S>): (ids: readonly number[]) => S | null {
   const states = new Map<string, S | null>([['', form.start]]);
   const stateOf = (ids: readonly number[]): S | null => {
     const key = ids.join(',');
@@ -263,6 +260,23 @@ function codeConstraint<S extends CodeState>(form: CodeForm<S>, pattern: number,
     }
     return state;
   };
+  return stateOf;
+}
+
+/**
+ * beamLoop's constraint to codes of `pattern` written in `form` after the first `at` tokens: only the
+ * tokens after which a match of the pattern is still possible, and the end of text where the code so far
+ * is one, at log-probability 0 (a code is weighed by its own tokens; the free tokens after it are
+ * decoded on). The code's state is replayed from the hypothesis's ids by `stateOf` (codeReplay).
+ */
+function codeConstraint<S extends CodeState>(
+  form: CodeForm<S>,
+  stateOf: (ids: readonly number[]) => S | null,
+  pattern: number,
+  at: number,
+  eot: number,
+  floor: number,
+): LogitsProcessor {
   return (row, generated) => {
     const code = generated.slice(at);
     const state = stateOf(code);
@@ -274,13 +288,6 @@ function codeConstraint<S extends CodeState>(form: CodeForm<S>, pattern: number,
     kept.forEach((n, i) => (row[n.id] = logprobs[i]!));
     if (state?.accepted.includes(pattern)) row[eot] = 0;
   };
-}
-
-/** The form's state after code tokens `ids`, or null when it cannot write them. */
-function codeState<S extends CodeState>(form: CodeForm<S>, ids: readonly number[]): S | null {
-  let state: S | null = form.start;
-  ids.forEach((id, i) => (state = state && form.step(state, id, i === 0)));
-  return state;
 }
 
 function sameIds(a: readonly GeneratedToken[], b: readonly GeneratedToken[]): boolean {
