@@ -68,10 +68,9 @@ const TAIL_PAD_FRAMES = 300;
 
 /**
  * A window whose decoding closes while the VAD still hears this much speech after its last timestamp is
- * decoded again from there (at most MAX_SEEKS times; none needed a second). Over the 369 closed windows of
- * ../shared/dev and ../shared/eval (tiny and base), the voiced speech left after the close had median 0
- * and 95th percentile 0.7 s; re-decoding from 1.5 s up wrote hallucinations ("Thank you for watching.")
- * below 2.1 s and recovered missed speech in all 8 windows from 2.75 s up (CHANGELOG.md, issue 31).
+ * decoded again from there, at most MAX_SEEKS times: less than that left is mostly a late last word, and
+ * a rest that short is where Whisper hallucinates. Chosen from the voiced speech left after the close over
+ * the 369 closed windows of ../shared/dev and ../shared/eval, tiny and base (CHANGELOG.md, issue 31).
  */
 const MIN_UNHEARD_SPEECH_S = 2.5;
 const MAX_SEEKS = 2;

@@ -218,7 +218,7 @@ async function constrainedPasses<S extends CodeState>(
       opts.checkpoint?.();
       // decodeOn goes on from a cache of the code's own, stepped a token per run as a greedy pass builds
       // one: q8 activations are quantized per run, and one run over the whole code changed continuations
-      // (tiny wrote "So, I936, believe that new." for kal's "So, I do like nine, one, six, leave that new.")
+      // (bench/bias-set/README.md, the code search section)
       let forced = { tokens: code.tokens, cache: start.fork(), row };
       for (const t of code.tokens) {
         const out = await model.decoderForward([t.id], forced.cache, encoded);
