@@ -140,6 +140,11 @@ function int64(value: number): number {
   return value >= 2 ** 63 ? value - 2 ** 64 : value;
 }
 
+/** An AttributeProto's `ints`, from its fields. */
+export function attributeInts(fields: Field[]): number[] {
+  return readInt64s(fields, ATTRIBUTE.ints);
+}
+
 /** Repeated int64, packed or not. */
 function readInt64s(fields: Field[], num: number): number[] {
   const out: number[] = [];
@@ -162,8 +167,10 @@ const MODEL = { opsetImport: 8, graph: 7 } as const;
 const OPSET = { domain: 1, version: 2 } as const;
 export const GRAPH = { node: 1, initializer: 5, input: 11, output: 12, valueInfo: 13 } as const;
 export const NODE = { input: 1, output: 2, name: 3, opType: 4, attribute: 5, domain: 7 } as const;
-export const ATTRIBUTE = { name: 1, g: 6, graphs: 11 } as const;
-const TENSOR = { dims: 1, dataType: 2, name: 8, rawData: 9 } as const;
+export const ATTRIBUTE = { name: 1, ints: 8, g: 6, graphs: 11 } as const;
+const TENSOR = { dims: 1, dataType: 2, floatData: 4, int32Data: 5, name: 8, rawData: 9, externalData: 13, dataLocation: 14 } as const;
+const STRING_ENTRY = { key: 1, value: 2 } as const;
+const DATA_LOCATION_EXTERNAL = 1;
 const VALUE_INFO = { name: 1, type: 2 } as const;
 const TYPE = { tensorType: 1 } as const;
 const TENSOR_TYPE = { elemType: 1, shape: 2 } as const;
@@ -171,6 +178,8 @@ const SHAPE = { dim: 1 } as const;
 const DIM = { value: 1, param: 2 } as const;
 
 export const DATA_TYPE_FLOAT = 1;
+export const DATA_TYPE_UINT8 = 2;
+export const DATA_TYPE_INT8 = 3;
 export const DATA_TYPE_INT64 = 7;
 
 // ---------------------------------------------------------------------------------------------------
@@ -276,6 +285,40 @@ export function encodeValueInfo(name: string, elemType: number, dims: Dim[] | nu
   return new Chunks().string(VALUE_INFO.name, name).message(VALUE_INFO.type, type);
 }
 
+/**
+ * The values of a float, uint8 or int8 initializer, from its raw_data or its typed field (float_data,
+ * int32_data); null for other types.
+ */
+export function initializerValues(init: InitializerView): Float32Array | Uint8Array | Int8Array | null {
+  const fields = readFields(payload(init.field));
+  const raw = fields.find((f) => f.num === TENSOR.rawData);
+  if (init.dataType === DATA_TYPE_FLOAT) {
+    const bytes = raw ? payload(raw) : fields.filter((f) => f.num === TENSOR.floatData && f.wire === WIRE_LEN).map(payload)[0];
+    if (!bytes) return fields.some((f) => f.num === TENSOR.floatData) ? null : new Float32Array(0);
+    // a copy: the payload is a view that may be unaligned (and a Node Buffer's slice() is no copy)
+    return new Float32Array(new Uint8Array(bytes).buffer);
+  }
+  if (init.dataType !== DATA_TYPE_UINT8 && init.dataType !== DATA_TYPE_INT8) return null;
+  if (raw) return init.dataType === DATA_TYPE_UINT8 ? new Uint8Array(payload(raw)) : new Int8Array(new Uint8Array(payload(raw)).buffer);
+  const ints = readInt64s(fields, TENSOR.int32Data);
+  return init.dataType === DATA_TYPE_UINT8 ? Uint8Array.from(ints) : Int8Array.from(ints);
+}
+
+/** A float initializer holding `values` in raw_data. */
+/**
+ * A float initializer whose `bytes` values are in the external file `location` (from offset 0), which
+ * the session is given beside the model (onnxruntime-web's `externalData`): the values are copied once,
+ * into the tensor, instead of travelling inside the model's bytes and being parsed out of them.
+ */
+export function encodeExternalFloatInitializer(name: string, dims: number[], location: string, bytes: number): Chunks {
+  const out = new Chunks();
+  for (const d of dims) out.varint(TENSOR.dims, d);
+  out.varint(TENSOR.dataType, DATA_TYPE_FLOAT).string(TENSOR.name, name);
+  const entry = (key: string, value: string) => new Chunks().string(STRING_ENTRY.key, key).string(STRING_ENTRY.value, value);
+  for (const [key, value] of [['location', location], ['offset', '0'], ['length', String(bytes)]] as const) out.message(TENSOR.externalData, entry(key, value));
+  return out.varint(TENSOR.dataLocation, DATA_LOCATION_EXTERNAL);
+}
+
 export function encodeInt64Initializer(name: string, values: number[]): Chunks {
   const raw = new Uint8Array(values.length * 8);
   const view = new DataView(raw.buffer);
@@ -290,11 +333,13 @@ export function encodeNode(opType: string, name: string, inputs: string[], outpu
   return node.string(NODE.name, name).string(NODE.opType, opType);
 }
 
-/** The node with one input name replaced; every other field keeps its bytes. */
-export function renameNodeInput(node: NodeView, from: string, to: string): Chunks {
+/** The node with input names replaced (`from` → `to`, or every key of a map → its value); every other field keeps its bytes. */
+export function renameNodeInput(node: NodeView, from: string | ReadonlyMap<string, string>, to?: string): Chunks {
+  const renames = typeof from === 'string' ? new Map([[from, to!]]) : from;
   const out = new Chunks();
   for (const f of node.fields) {
-    if (f.num === NODE.input && str(f) === from) out.string(NODE.input, to);
+    const renamed = f.num === NODE.input ? renames.get(str(f)) : undefined;
+    if (renamed !== undefined) out.string(NODE.input, renamed);
     else out.push(f.bytes);
   }
   return out;

@@ -59,7 +59,8 @@ export class WhisperModel {
     options: OrtModule.InferenceSession.SessionOptions,
   ): Promise<WhisperModel> {
     const encoder = await ort.InferenceSession.create(encoderBytes, options);
-    const decoder = await ort.InferenceSession.create(patchWhisperDecoder(decoderBytes), options);
+    const patched = patchWhisperDecoder(decoderBytes);
+    const decoder = await ort.InferenceSession.create(patched.model, { ...options, externalData: patched.externalData });
     const dims = {
       layers: config.decoder_layers,
       heads: config.decoder_attention_heads,
@@ -202,6 +203,11 @@ export class WhisperModel {
     const maxTokens = Math.min(opts.maxTokens ?? this.maxPositions / 2, this.maxPositions - prompt.length);
     const maxTsIndex = Math.min(encoded.frames, Math.ceil((opts.audioSeconds * 1000) / ENCODER_FRAME_MS));
     return { prefix, prompt, maxTokens, maxTsIndex };
+  }
+
+  /** `cache` cut down to the positions `keep` (KvCache.gather); the caller still releases `cache`. */
+  gatherCache(cache: KvCache, keep: readonly number[]): KvCache {
+    return cache.gather(keep, (data, dims) => new this.ort.Tensor('float32', data, dims));
   }
 
   async release(): Promise<void> {

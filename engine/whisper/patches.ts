@@ -7,15 +7,20 @@
 import { FULL_FRAMES } from './features';
 import {
   ATTRIBUTE,
+  attributeInts,
   Chunks,
   DATA_TYPE_FLOAT,
+  DATA_TYPE_INT8,
   DATA_TYPE_INT64,
+  DATA_TYPE_UINT8,
   GRAPH,
   NODE,
   defaultOpset,
+  encodeExternalFloatInitializer,
   encodeInt64Initializer,
   encodeNode,
   encodeValueInfo,
+  initializerValues,
   modelWithGraph,
   parseModel,
   payload,
@@ -227,6 +232,59 @@ export const SELF_MASK = 'self_mask';
 /** The decoder input added by patchWhisperDecoder: the cached branch's position of each new token, int64 [new tokens]. */
 export const TOKEN_POSITIONS = 'token_positions';
 
+/** The float logits weight that patchWhisperDecoder makes once (foldedLogitsWeight), and its external file. */
+const LOGITS_WEIGHT = `${PATCH}/logits_weight`;
+const LOGITS_WEIGHT_FILE = 'localscribe-logits-weight.bin';
+
+/** A patched model and the external data files its initializers name (onnxruntime-web's SessionOptions.externalData). */
+export interface PatchedModel {
+  model: Uint8Array;
+  externalData: { path: string; data: Uint8Array }[];
+}
+
+/**
+ * The logits MatMul's weight [d_model, vocab] as floats, when the export makes it in every decoder run by
+ * dequantizing an int8 copy of the token embedding (the q8 exports): onnxruntime never folds a
+ * DequantizeLinear, so each run wrote the whole matrix (26.5M floats for base) before multiplying by it.
+ * Made here once with the same arithmetic ((q - zero point) × scale, rounded to float), the run does the
+ * multiplication only and its logits are unchanged. null where the weight is not made that way
+ * (a float export, a scale per channel).
+ */
+interface FoldedWeight {
+  dims: number[];
+  values: Float32Array;
+}
+
+function foldedLogitsWeight(nodes: readonly NodeView[], initializers: ReadonlyMap<string, InitializerView>, weight: string): FoldedWeight | null {
+  const dequantize = nodes.find((n) => n.outputs[0] === weight && n.opType === 'DequantizeLinear');
+  if (!dequantize || dequantize.inputs.length < 2) return null;
+  const [input, scaleName, zeroName] = dequantize.inputs as [string, string, string | undefined];
+  const transpose = nodes.find((n) => n.outputs[0] === input && n.opType === 'Transpose');
+  if (transpose && transpose.fields.some((f) => f.num === NODE.attribute && !swapsTwoAxes(f))) return null;
+  const quantized = initializers.get(transpose ? transpose.inputs[0]! : input);
+  const scale = initializers.get(scaleName);
+  const zero = zeroName ? initializers.get(zeroName) : undefined;
+  if (!quantized || quantized.dims.length !== 2 || ![DATA_TYPE_UINT8, DATA_TYPE_INT8].includes(quantized.dataType) || !scale) return null;
+  const q = initializerValues(quantized);
+  const s = initializerValues(scale);
+  const z = zero ? initializerValues(zero) : new Uint8Array(1);
+  if (!q || !(s instanceof Float32Array) || s.length !== 1 || !z || z.length !== 1) return null;
+  const [rows, cols] = quantized.dims as [number, number];
+  const [scaleValue, zeroValue] = [s[0]!, z[0]!];
+  const values = new Float32Array(rows * cols);
+  if (transpose) {
+    // stored [vocab, d_model]: the weight is its transpose
+    for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) values[c * rows + r] = (q[r * cols + c]! - zeroValue) * scaleValue;
+  } else for (let i = 0; i < values.length; i++) values[i] = (q[i]! - zeroValue) * scaleValue;
+  return { dims: transpose ? [cols, rows] : [rows, cols], values };
+}
+
+/** Whether a Transpose's attribute is perm [1, 0] (what a Transpose of a matrix without one does). */
+function swapsTwoAxes(attribute: Field): boolean {
+  const perm = attributeInts(readFields(payload(attribute)));
+  return perm.length === 2 && perm[0] === 1 && perm[1] === 0;
+}
+
 /**
  * Patches a Whisper merged decoder (transformers.js / optimum export: an If on use_cache_branch):
  * - its cached branch takes its self-attention mask (SELF_MASK) and its tokens' positions
@@ -237,7 +295,7 @@ export const TOKEN_POSITIONS = 'token_positions';
  * - both branches compute logits only from position LOGITS_FROM (an int64 [1] input) on: a 120-token
  *   prompt's rows over the 51,865-token vocabulary cost more than the rest of its decoder run.
  */
-export function patchWhisperDecoder(model: Uint8Array): Uint8Array {
+export function patchWhisperDecoder(model: Uint8Array): PatchedModel {
   const { modelFields, graphFields } = parseModel(model);
   const ifs = graphFields.filter((f) => f.num === GRAPH.node).map(viewNode).filter((n) => n.opType === 'If' && n.inputs[0] === 'use_cache_branch');
   if (ifs.length !== 1) throw new Error('Not a Whisper merged decoder: no If on use_cache_branch');
@@ -249,6 +307,9 @@ export function patchWhisperDecoder(model: Uint8Array): Uint8Array {
   const name = (part: string) => `${PATCH}/${part}`;
   const initializers = [encodeInt64Initializer(name('end'), [Number.MAX_SAFE_INTEGER]), encodeInt64Initializer(name('axis'), [1])];
 
+  const topInitializers = new Map(graphFields.filter((f) => f.num === GRAPH.initializer).map(viewInitializer).map((i) => [i.name, i]));
+  // the logits weight as the first branch makes it; the other branch makes the same one
+  const logitsWeight: { name: string | null; folded: FoldedWeight | null } = { name: null, folded: null };
   let masked = 0;
   let positioned = 0;
   let sliced = 0;
@@ -270,7 +331,15 @@ export function patchWhisperDecoder(model: Uint8Array): Uint8Array {
     // what computed the sliced positions' bounds is left with no use once the slice is a Gather
     const views = new Map(branch.filter((f) => f.num === GRAPH.node).map((f) => [f, viewNode(f)]));
     const outputs = new Set(branch.filter((f) => f.num === GRAPH.output).map((f) => viewValueInfo(f).name));
-    const after = [...views.values()].map((n) => (cached && isPositionSlice(n) ? { ...n, inputs: [n.inputs[0]!, TOKEN_POSITIONS] } : n));
+    const nodes = [...views.values()];
+    const logits = nodes.find(isLogits);
+    if (logits && logitsWeight.name === null) Object.assign(logitsWeight, { name: logits.inputs[1]!, folded: foldedLogitsWeight(nodes, topInitializers, logits.inputs[1]!) });
+    const weightRename = new Map(cached && logitsWeight.folded && logits?.inputs[1] === logitsWeight.name ? [[logitsWeight.name, LOGITS_WEIGHT]] : []);
+    const after = nodes.map((n) => {
+      if (cached && isPositionSlice(n)) return { ...n, inputs: [n.inputs[0]!, TOKEN_POSITIONS] };
+      // the folded weight leaves its dequantization (and transpose) without a use
+      return n === logits && weightRename.size > 0 ? { ...n, inputs: [n.inputs[0]!, LOGITS_WEIGHT] } : n;
+    });
     const unused = new Set(deadNodes(after, outputs).map((n) => n.field));
     const out = new Chunks();
     for (const f of branch) {
@@ -290,17 +359,18 @@ export function patchWhisperDecoder(model: Uint8Array): Uint8Array {
         // rows past..past+new of the positional embedding, as the export slices them, become rows TOKEN_POSITIONS
         out.message(GRAPH.node, encodeNode('Gather', `${node.name}${PATCH}`, [node.inputs[0]!, TOKEN_POSITIONS], [node.outputs[0]!]));
         positioned++;
-      } else if (node.outputs[0] === 'logits' && node.opType === 'MatMul') {
+      } else if (isLogits(node)) {
         const hidden = node.inputs[0]!;
         const kept = `${hidden}${PATCH}/from`;
         out.message(GRAPH.node, encodeNode('Slice', `${node.name}${PATCH}/Slice`, [hidden, LOGITS_FROM, name('end'), name('axis')], [kept]));
-        out.message(GRAPH.node, renameNodeInput(node, hidden, kept));
+        out.message(GRAPH.node, renameNodeInput(node, new Map([[hidden, kept], ...weightRename])));
         sliced++;
       } else out.push(f.bytes);
     }
     return out;
   };
 
+  const isLogits = (node: NodeView) => node.outputs[0] === 'logits' && node.opType === 'MatMul';
   const node = new Chunks();
   for (const f of ifNode.fields) {
     const edited = f.num === NODE.attribute ? attribute(f) : null;
@@ -310,6 +380,12 @@ export function patchWhisperDecoder(model: Uint8Array): Uint8Array {
   if (masked === 0) throw new Error('Whisper decoder patch: no self-attention Softmax in the cached branch');
   if (positioned !== 1) throw new Error(`Whisper decoder patch: expected one positional-embedding Slice in the cached branch, found ${positioned}`);
   if (sliced !== 2) throw new Error(`Whisper decoder patch: expected a MatMul giving the logits in each branch, found ${sliced}`);
+  const externalData: PatchedModel['externalData'] = [];
+  if (logitsWeight.folded) {
+    const { dims, values } = logitsWeight.folded;
+    initializers.push(encodeExternalFloatInitializer(LOGITS_WEIGHT, dims, LOGITS_WEIGHT_FILE, values.byteLength));
+    externalData.push({ path: LOGITS_WEIGHT_FILE, data: new Uint8Array(values.buffer, values.byteOffset, values.byteLength) });
+  }
 
   const graph = new Chunks();
   let [initializersPlaced, inputPlaced] = [false, false];
@@ -329,5 +405,5 @@ export function patchWhisperDecoder(model: Uint8Array): Uint8Array {
   }
   if (!initializersPlaced) for (const c of initializers) graph.message(GRAPH.initializer, c);
 
-  return modelWithGraph(modelFields, graph);
+  return { model: modelWithGraph(modelFields, graph), externalData };
 }
