@@ -58,12 +58,11 @@ export function timestampRules(vocab: WhisperVocabulary, maxTimestampIndex: numb
     }
     fill(logits, tsBegin + maxTimestampIndex + 1, vocabSize);
 
-    // If the timestamps together outweigh the best text token, a timestamp must come next.
-    const logZ = logSumExp(logits, 0, vocabSize);
-    const tsMass = logSumExp(logits, tsBegin, vocabSize) - logZ;
+    // If the timestamps together outweigh the best text token, a timestamp must come next. (OpenAI compares
+    // log-probabilities; the row's normalizer is on both sides, so the logits compare the same.)
     let maxText = -Infinity;
     for (let id = 0; id < tsBegin; id++) if (logits[id]! > maxText) maxText = logits[id]!;
-    if (tsMass > maxText - logZ) fill(logits, 0, tsBegin);
+    if (logSumExp(logits, tsBegin, vocabSize) > maxText) fill(logits, 0, tsBegin);
   };
 }
 
