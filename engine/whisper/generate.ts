@@ -226,7 +226,7 @@ interface Hypothesis {
   tokens: GeneratedToken[];
   ids: number[];
   textIds: number[];
-  /** Cache positions of its tokens after the start (the cache holds every hypothesis's tokens). */
+  /** Cache positions of its tokens after the start (the cache holds the tokens of every live hypothesis, and of some dropped ones until it is compacted). */
   positions: number[];
   sum: number;
   row: Float32Array;
@@ -311,7 +311,7 @@ export async function beamLoop(model: WhisperModel, encoded: EncodedWindow, star
       });
       out.logits.dispose();
       cache.release();
-      cache = out.cache;
+      cache = compacted(model, out.cache, shared, next);
     }
   } finally {
     cache.release();
@@ -327,6 +327,32 @@ export async function beamLoop(model: WhisperModel, encoded: EncodedWindow, star
   const rank = (f: Finished) => f.sum / Math.max(1, f.hyp.tokens.length - start.tokens.length) ** penalty;
   const best = finished.reduce((a, b) => (rank(b) > rank(a) ? b : a));
   return { tokens: best.hyp.tokens, stop: best.stop, attention: null };
+}
+
+/**
+ * beamLoop compacts its cache once at least this many positions after the start belong to no live
+ * hypothesis: a copy every few steps at most. It trades copying against attending only, never the
+ * result (set by hand, not tuned).
+ */
+const DEAD_POSITIONS_TO_COMPACT = 32;
+
+/**
+ * `cache` without the positions that no live hypothesis sees any more (tokens of dropped hypotheses),
+ * each hypothesis's positions renumbered; `cache` itself when few are dead. Every step adds a position
+ * per hypothesis, so without this a 5-beam pass attends over, and copies in and out of each decoder
+ * run, about five times the positions a hypothesis sees. A dead position is masked out of every
+ * attention row, so dropping it changes nothing.
+ */
+function compacted(model: WhisperModel, cache: KvCache, shared: number, live: Hypothesis[]): KvCache {
+  const seen = new Set<number>();
+  for (const h of live) for (const p of h.positions) seen.add(p);
+  if (cache.length - shared - seen.size < DEAD_POSITIONS_TO_COMPACT) return cache;
+  const kept = [...seen].sort((a, b) => a - b);
+  const index = new Map(kept.map((p, j) => [p, shared + j]));
+  const gathered = model.gatherCache(cache, [...Array.from({ length: shared }, (_, i) => i), ...kept]);
+  cache.release();
+  for (const h of live) h.positions = h.positions.map((p) => index.get(p)!);
+  return gathered;
 }
 
 function firstStop(stops: readonly StoppingCriterion[], ids: readonly number[], textIds: readonly number[]): StopReason | null {

@@ -51,6 +51,24 @@ export class KvCache {
     return new KvCache(self, this.cross, this.length);
   }
 
+  /**
+   * A new cache (with the same cross part) holding only the self-attention positions `keep`, in that
+   * order: position keep[j] becomes j. `tensor` makes a float tensor of the given data and dims.
+   */
+  gather(keep: readonly number[], tensor: (data: Float32Array, dims: number[]) => Tensor): KvCache {
+    const self = this.live();
+    const pick = (t: Tensor): Tensor => {
+      const [batch, heads, length, headDim] = t.dims as [number, number, number, number];
+      const src = t.data as Float32Array;
+      const dst = new Float32Array(batch * heads * keep.length * headDim);
+      for (let h = 0; h < batch * heads; h++) {
+        keep.forEach((p, j) => dst.set(src.subarray((h * length + p) * headDim, (h * length + p + 1) * headDim), (h * keep.length + j) * headDim));
+      }
+      return tensor(dst, [batch, heads, keep.length, headDim]);
+    };
+    return KvCache.of(self.keys.map(pick), self.values.map(pick), this.cross);
+  }
+
   /** The self-attention key and value of decoder layer `layer`. */
   layer(layer: number): { key: Tensor; value: Tensor } {
     const self = this.live();

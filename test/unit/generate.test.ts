@@ -97,6 +97,36 @@ describe('the decoding loop (real whisper-tiny on jfk.flac)', () => {
     expect(low).toMatchObject({ tokens: [], stop: 'no-token' });
   });
 
+  it('a cache cut down to the positions a token sees gives that token the same logits (beam compaction)', async () => {
+    const { model, clip } = loaded;
+    const ids = model.vocab.encode(' And so, my fellow');
+    const start = await model.startAfter(clip.encoded, opts(), ids);
+    const shared = start.cache.length - ids.length;
+    // the next token sees the prompt and ids 0 and 2 only, as a hypothesis beside others would
+    const own = [shared, shared + 2];
+    const next = [ids[ids.length - 1]!];
+    const whole = await model.decoderForward(next, start.cache, clip.encoded, { layout: beamLayout(start.cache.length, shared, [own]) });
+    const gathered = model.gatherCache(start.cache, [...Array.from({ length: shared }, (_, i) => i), ...own]);
+    expect(gathered.length).toBe(shared + own.length);
+    const cut = await model.decoderForward(next, gathered, clip.encoded, { layout: beamLayout(gathered.length, shared, [[shared, shared + 1]]) });
+    const [a, b] = [whole.logits.data as Float32Array, cut.logits.data as Float32Array];
+    let maxDiff = 0;
+    for (let i = 0; i < a.length; i++) maxDiff = Math.max(maxDiff, Math.abs(a[i]! - b[i]!));
+    expect(maxDiff).toBeLessThan(1e-4);
+    // and a position it does see matters: dropping one changes the logits
+    const without = model.gatherCache(start.cache, [...Array.from({ length: shared }, (_, i) => i), shared + 2]);
+    const fewer = await model.decoderForward(next, without, clip.encoded, { layout: beamLayout(without.length, shared, [[shared]]) });
+    const c = fewer.logits.data as Float32Array;
+    let changed = 0;
+    for (let i = 0; i < a.length; i++) changed = Math.max(changed, Math.abs(a[i]! - c[i]!));
+    expect(changed).toBeGreaterThan(1e-2);
+    for (const out of [whole, cut, fewer]) {
+      out.logits.dispose();
+      out.cache.release();
+    }
+    for (const cache of [start.cache, gathered, without]) cache.release();
+  });
+
   it('5 beams find a transcription at least as likely per token as greedy decoding', async () => {
     const { model, clip } = loaded;
     const greedy = await model.generate(clip.encoded, opts());
