@@ -1,0 +1,43 @@
+/**
+ * `node bench/decoder-step.mjs`: the time of one decoder run in Node (onnxruntime-web's wasm build, one
+ * thread), by rows (1: greedy, 5: beams) and with or without logits, after a cache of `--cached` tokens
+ * over a full 30 s window of ../shared/eval/en/jfk.flac (STS_EVAL_DIR). A microbenchmark of the graph patches (engine/whisper/patches.ts): it isolates
+ * the decoder from the browser, the VAD and the encoder.
+ */
+import { parseRunnerOptions } from './lib/args';
+import { loadNodeWhisper, readAudio } from './bias-set/node-model';
+import { EVAL_DIR } from '../config/paths';
+import { FULL_FRAMES, logMelSpectrogram } from '../engine/whisper/features';
+import { beamLayout } from '../engine/whisper/model';
+
+const USAGE = `node bench/decoder-step.mjs [--model whisper-base] [--cached 63] [--runs 30]
+  Prints ms per decoder run for 1 and 5 rows, with and without logits (a run computing no logits row).`;
+
+export async function runDecoderStep(argv: string[]): Promise<number> {
+  const options = parseRunnerOptions(argv, ['model', 'cached', 'runs'], USAGE);
+  if (typeof options === 'number') return options;
+  const model = await loadNodeWhisper(options.get('model') ?? 'whisper-base');
+  const audio = readAudio(`${EVAL_DIR}/en/jfk.flac`);
+  const encoded = await model.encode(logMelSpectrogram(audio, FULL_FRAMES), FULL_FRAMES);
+  const start = await model.startAfter(encoded, { language: 'en' }, Array(Number(options.get('cached') ?? 63)).fill(model.vocab.encode(' the')[0]!));
+  const runs = Number(options.get('runs') ?? 30);
+  console.log(`${options.get('model') ?? 'whisper-base'}: ${start.cache.length} cached positions, ms per run over ${runs} runs`);
+  for (const rows of [1, 5]) {
+    for (const logits of [true, false]) {
+      const ids = Array(rows).fill(start.row.indexOf(Math.max(...start.row)));
+      const layout = beamLayout(start.cache.length, start.cache.length, Array.from({ length: rows }, () => []));
+      let ms = 0;
+      for (let i = -3; i < runs; i++) {
+        const began = performance.now();
+        const out = await model.decoderForward(ids, start.cache, encoded, { layout, logitsFrom: logits ? 0 : rows });
+        if (i >= 0) ms += performance.now() - began;
+        out.logits.dispose();
+        out.cache.release();
+      }
+      console.log(`  rows ${rows}, ${logits ? 'with' : 'without'} logits: ${(ms / runs).toFixed(1)} ms`);
+    }
+  }
+  start.cache.release();
+  model.releaseWindow(encoded);
+  return 0;
+}
