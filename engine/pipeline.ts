@@ -76,6 +76,13 @@ const MIN_UNHEARD_SPEECH_S = 2.5;
 const MAX_SEEKS = 2;
 
 /**
+ * Per model, whether the decoder holds its logits weight as floats (patchWhisperDecoder): for tiny and base
+ * long-form transcription ran 1.38x faster for 182 and 249 MB more peak memory; small's short clips ran
+ * no faster for 402 MB more (bench/README.md, "Decoder step").
+ */
+const FLOAT_LOGITS_WEIGHT: Record<EngineConfig['model'], boolean> = { 'whisper-tiny': true, 'whisper-base': true, 'whisper-small': false };
+
+/**
  * The engine that runs in the Web Worker: loads Whisper + Silero VAD once, then transcribes 16 kHz mono PCM.
  * Exposed over Comlink by engine/worker.ts; one transcription runs at a time (calls queue).
  */
@@ -138,7 +145,10 @@ export class Engine {
     const [whisperFiles, vadBytes] = await Promise.all([fetchWhisperFiles(files, config.model, progress), files.bytes(vadPath, progress)]);
     const { ort, backend, threads } = await loadRuntime(config.backend, config.wasmBaseUrl, config.numThreads);
     // whisper-base's block-2 output doubles as the speaker features for diarization (engine/speakers/)
-    const whisperOptions = { extraOutputs: config.model === 'whisper-base' ? [SPEAKER_FEATURE_TENSOR] : [] };
+    const whisperOptions = {
+      extraOutputs: config.model === 'whisper-base' ? [SPEAKER_FEATURE_TENSOR] : [],
+      floatLogitsWeight: FLOAT_LOGITS_WEIGHT[config.model],
+    };
     let whisper: WhisperModel;
     let usedBackend = backend;
     try {

@@ -1,5 +1,5 @@
 import type * as OrtModule from 'onnxruntime-web';
-import { patchWhisperEncoder } from './patches';
+import { patchWhisperDecoder, patchWhisperEncoder } from './patches';
 import type { LoadProgress } from '../runtime/model-files';
 import { WhisperModel } from './model';
 import { WhisperVocabulary, type GenerationConfig } from './tokenizer';
@@ -28,6 +28,8 @@ export interface WhisperFiles {
 export interface WhisperLoadOptions {
   /** Intermediate encoder tensors to expose beside its output (patchWhisperEncoder's extraOutputs). */
   extraOutputs?: readonly string[];
+  /** Hold the decoder's logits weight as floats (patchWhisperDecoder's floatLogitsWeight; default true). */
+  floatLogitsWeight?: boolean;
 }
 
 /** A model's files in transformers.js's layout (q8 encoder, merged q8 decoder), relative to the models folder. */
@@ -65,7 +67,8 @@ export async function createWhisper(
 ): Promise<WhisperModel> {
   const vocab = new WhisperVocabulary(files.tokenizer, files.tokenizerConfig, files.generation);
   const encoder = patchWhisperEncoder(files.encoder, { dynamicFrames: true, extraOutputs: [...(options.extraOutputs ?? [])] });
-  return WhisperModel.create(ort, encoder, files.decoder, vocab, files.generation, files.config, sessionOptions);
+  const decoder = patchWhisperDecoder(files.decoder, { floatLogitsWeight: options.floatLogitsWeight ?? true });
+  return WhisperModel.create(ort, encoder, decoder, vocab, files.generation, files.config, sessionOptions);
 }
 
 /** fetchWhisperFiles, then createWhisper. */

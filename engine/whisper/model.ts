@@ -3,7 +3,7 @@ import { ENCODER_FRAME_MS } from './features';
 import { generatePass, rowAt, type GenerateOptions, type Generation } from './generate';
 import { KvCache, type CrossCache } from './kv-cache';
 import { languageRestriction, logSumExp } from './logits';
-import { LOGITS_FROM, patchWhisperDecoder, SELF_MASK, TOKEN_POSITIONS } from './patches';
+import { LOGITS_FROM, SELF_MASK, TOKEN_POSITIONS, type PatchedModel } from './patches';
 import type { GenerationConfig, WhisperVocabulary } from './tokenizer';
 
 type Ort = typeof OrtModule;
@@ -52,21 +52,21 @@ export class WhisperModel {
   static async create(
     ort: Ort,
     encoderBytes: Uint8Array,
-    decoderBytes: Uint8Array,
+    /** The decoder as patchWhisperDecoder made it. */
+    decoder: PatchedModel,
     vocab: WhisperVocabulary,
     generation: GenerationConfig,
     config: DecoderConfig,
     options: OrtModule.InferenceSession.SessionOptions,
   ): Promise<WhisperModel> {
     const encoder = await ort.InferenceSession.create(encoderBytes, options);
-    const patched = patchWhisperDecoder(decoderBytes);
-    const decoder = await ort.InferenceSession.create(patched.model, { ...options, externalData: patched.externalData });
+    const decoderSession = await ort.InferenceSession.create(decoder.model, { ...options, externalData: decoder.externalData });
     const dims = {
       layers: config.decoder_layers,
       heads: config.decoder_attention_heads,
       headDim: config.d_model / config.decoder_attention_heads,
     };
-    return new WhisperModel(ort, encoder, decoder, vocab, dims, generation.alignment_heads, config.max_target_positions);
+    return new WhisperModel(ort, encoder, decoderSession, vocab, dims, generation.alignment_heads, config.max_target_positions);
   }
 
   /** Whether the encoder graph exposes the named intermediate tensor (added by patchWhisperEncoder). */

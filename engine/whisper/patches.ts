@@ -293,9 +293,11 @@ function swapsTwoAxes(attribute: Field): boolean {
  *   mask lets a pass begin from the window's cross-attention cache with all its prompt tokens at once;
  *   beam search's mask and positions let one run step every hypothesis over one shared cache;
  * - both branches compute logits only from position LOGITS_FROM (an int64 [1] input) on: a 120-token
- *   prompt's rows over the 51,865-token vocabulary cost more than the rest of its decoder run.
+ *   prompt's rows over the 51,865-token vocabulary cost more than the rest of its decoder run;
+ * - with `floatLogitsWeight` (the default), the cached branch multiplies by the logits weight made once
+ *   here (foldedLogitsWeight), handed over as external data: faster steps for the memory of a float copy.
  */
-export function patchWhisperDecoder(model: Uint8Array): PatchedModel {
+export function patchWhisperDecoder(model: Uint8Array, options: { floatLogitsWeight?: boolean } = {}): PatchedModel {
   const { modelFields, graphFields } = parseModel(model);
   const ifs = graphFields.filter((f) => f.num === GRAPH.node).map(viewNode).filter((n) => n.opType === 'If' && n.inputs[0] === 'use_cache_branch');
   if (ifs.length !== 1) throw new Error('Not a Whisper merged decoder: no If on use_cache_branch');
@@ -333,7 +335,9 @@ export function patchWhisperDecoder(model: Uint8Array): PatchedModel {
     const outputs = new Set(branch.filter((f) => f.num === GRAPH.output).map((f) => viewValueInfo(f).name));
     const nodes = [...views.values()];
     const logits = nodes.find(isLogits);
-    if (logits && logitsWeight.name === null) Object.assign(logitsWeight, { name: logits.inputs[1]!, folded: foldedLogitsWeight(nodes, topInitializers, logits.inputs[1]!) });
+    if (logits && logitsWeight.name === null && (options.floatLogitsWeight ?? true)) {
+      Object.assign(logitsWeight, { name: logits.inputs[1]!, folded: foldedLogitsWeight(nodes, topInitializers, logits.inputs[1]!) });
+    }
     const weightRename = new Map(cached && logitsWeight.folded && logits?.inputs[1] === logitsWeight.name ? [[logitsWeight.name, LOGITS_WEIGHT]] : []);
     const after = nodes.map((n) => {
       if (cached && isPositionSlice(n)) return { ...n, inputs: [n.inputs[0]!, TOKEN_POSITIONS] };

@@ -263,6 +263,12 @@ describe('patchWhisperDecoder on whisper-tiny', () => {
     expect(compare(got, expected, ids.length).maxAbs).toBeLessThan(1e-4);
   }, 120_000);
 
+  it('keeps the export\'s logits weight when asked to (floatLogitsWeight: false, for whisper-small)', () => {
+    const patched = patchWhisperDecoder(model(TINY_DECODER), { floatLogitsWeight: false });
+    expect(patched.externalData).toEqual([]);
+    expect(listGraph(patched.model).initializers.some((i) => i.name.endsWith('/logits_weight'))).toBe(false);
+  });
+
   it('the unpatched cached branch lets each token see the ones after it (why the patch exists)', async () => {
     expect(await cachedAgainstUncached({ model: model(TINY_DECODER), externalData: [] })).toBeGreaterThan(1);
   }, 120_000);
