@@ -352,7 +352,10 @@ export class Engine {
       // text left open after its last timestamp (a loop, the token budget) runs to the window's end: no rest
       const until = gen.looped ? undefined : timed[timed.length - 1]?.end;
       const rest = until === undefined ? null : unheardRest(window, window.startSample + Math.round(until * SAMPLE_RATE), speech, MIN_UNHEARD_SPEECH_S * SAMPLE_RATE);
-      return { segments: windowSegments(whisper, gen, timed, language, window, encoded.frames, speech, ctx), rest: rest && { window: rest, language } };
+      // a pass followed by a rest owns the audio before the rest only: its last words, which alignment may
+      // place later, stay before the rest's first (words in order across the seek)
+      const ownedUntil = rest?.startSample ?? window.endSample;
+      return { segments: windowSegments(whisper, gen, timed, language, window, ownedUntil, encoded.frames, speech, ctx), rest: rest && { window: rest, language } };
     } finally {
       whisper.releaseWindow(encoded);
       for (const t of Object.values(encoded.extras)) t.dispose();
@@ -361,8 +364,9 @@ export class Engine {
 }
 
 /**
- * A decoded window's timed segments (splitAtTimestamps) as engine segments with their words; with attention, the
- * words get aligned times. clean filler mode drops fillers from words and text here.
+ * A decoded window's timed segments (splitAtTimestamps) as engine segments with their words, inside the window
+ * and before `ownedUntil` (a sample); with attention, the words get aligned times. clean filler mode drops
+ * fillers from words and text here.
  */
 function windowSegments(
   whisper: WhisperModel,
@@ -370,13 +374,14 @@ function windowSegments(
   timed: readonly TimedSegment[],
   language: string,
   window: DecodingWindow,
+  ownedUntil: number,
   encoderFrames: number,
   speech: Float32Array,
   { request, steering, checkpoint }: RequestContext,
 ): EngineSegment[] {
   const windowSamples = window.endSample - window.startSample;
   const offsetMs = (window.startSample / SAMPLE_RATE) * 1000;
-  const endMs = (window.endSample / SAMPLE_RATE) * 1000;
+  const endMs = (ownedUntil / SAMPLE_RATE) * 1000;
   const aligned = gen.attention ? alignedTimes(gen, encoderFrames, windowSamples, offsetMs) : null;
   const text = (ids: number[]) => whisper.vocab.decode(ids);
   const segments: EngineSegment[] = [];
