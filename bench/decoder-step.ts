@@ -1,13 +1,14 @@
 /**
  * `node bench/decoder-step.mjs`: the time of one decoder run in Node (onnxruntime-web's wasm build, one
  * thread), by rows (1: greedy, 5: beams) and with or without logits, after a cache of `--cached` tokens
- * over a full 30 s window of ../shared/eval/en/jfk.flac (STS_EVAL_DIR). A microbenchmark of the graph patches (engine/whisper/patches.ts): it isolates
- * the decoder from the browser, the VAD and the encoder.
+ * over a full 30 s window of ../shared/eval/en/jfk.flac (STS_EVAL_DIR). A microbenchmark of the graph
+ * patches (engine/whisper/patches.ts): it isolates the decoder from the browser, the VAD and the encoder.
  */
 import { parseRunnerOptions } from './lib/args';
 import { loadNodeWhisper, readAudio } from './bias-set/node-model';
 import { EVAL_DIR } from '../config/paths';
 import { FULL_FRAMES, logMelSpectrogram } from '../engine/whisper/features';
+import { argmax } from '../engine/whisper/generate';
 import { beamLayout } from '../engine/whisper/model';
 
 const USAGE = `node bench/decoder-step.mjs [--model whisper-base] [--cached 63] [--runs 30]
@@ -24,7 +25,7 @@ export async function runDecoderStep(argv: string[]): Promise<number> {
   console.log(`${options.get('model') ?? 'whisper-base'}: ${start.cache.length} cached positions, ms per run over ${runs} runs`);
   for (const rows of [1, 5]) {
     for (const logits of [true, false]) {
-      const ids = Array(rows).fill(start.row.indexOf(Math.max(...start.row)));
+      const ids = Array(rows).fill(argmax(start.row));
       const layout = beamLayout(start.cache.length, start.cache.length, Array.from({ length: rows }, () => []));
       let ms = 0;
       for (let i = -3; i < runs; i++) {

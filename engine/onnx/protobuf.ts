@@ -287,7 +287,8 @@ export function encodeValueInfo(name: string, elemType: number, dims: Dim[] | nu
 
 /**
  * The values of a float, uint8 or int8 initializer, from its raw_data or its typed field (float_data,
- * int32_data); null for other types.
+ * int32_data); null for other types. Byte-sized raw values are a view into the model's bytes (no copy of
+ * a 26 MB embedding at load); floats are copied, as raw_data may sit at an unaligned offset.
  */
 export function initializerValues(init: InitializerView): Float32Array | Uint8Array | Int8Array | null {
   const fields = readFields(payload(init.field));
@@ -299,12 +300,14 @@ export function initializerValues(init: InitializerView): Float32Array | Uint8Ar
     return new Float32Array(new Uint8Array(bytes).buffer);
   }
   if (init.dataType !== DATA_TYPE_UINT8 && init.dataType !== DATA_TYPE_INT8) return null;
-  if (raw) return init.dataType === DATA_TYPE_UINT8 ? new Uint8Array(payload(raw)) : new Int8Array(new Uint8Array(payload(raw)).buffer);
+  if (raw) {
+    const bytes = payload(raw);
+    return init.dataType === DATA_TYPE_UINT8 ? bytes : new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+  }
   const ints = readInt64s(fields, TENSOR.int32Data);
   return init.dataType === DATA_TYPE_UINT8 ? Uint8Array.from(ints) : Int8Array.from(ints);
 }
 
-/** A float initializer holding `values` in raw_data. */
 /**
  * A float initializer whose `bytes` values are in the external file `location` (from offset 0), which
  * the session is given beside the model (onnxruntime-web's `externalData`): the values are copied once,
