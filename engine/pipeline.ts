@@ -80,7 +80,7 @@ const MAX_SEEKS = 2;
  * long-form transcription ran 1.38x faster for 182 and 249 MB more peak memory; small's short clips ran
  * no faster for 402 MB more (bench/README.md, "Decoder step").
  */
-const FLOAT_LOGITS_WEIGHT: Record<EngineConfig['model'], boolean> = { 'whisper-tiny': true, 'whisper-base': true, 'whisper-small': false };
+export const FLOAT_LOGITS_WEIGHT: Record<EngineConfig['model'], boolean> = { 'whisper-tiny': true, 'whisper-base': true, 'whisper-small': false };
 
 /**
  * The engine that runs in the Web Worker: loads Whisper + Silero VAD once, then transcribes 16 kHz mono PCM.

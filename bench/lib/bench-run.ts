@@ -70,6 +70,7 @@ export async function runBench(options: Map<string, string>): Promise<number> {
   const models = splitList(options.get('model') ?? 'whisper-tiny,whisper-base');
   const threadCounts = splitList(options.get('threads') ?? '1,2').map(Number);
   const decoding = options.get('decoding') as 'fast' | 'accurate' | undefined;
+  const encoderWindow = options.get('encoder-window') as 'fit' | 'full' | undefined;
   if (threadCounts.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('--threads: positive integers');
   const sides: Side[] = options.has('side') ? [options.get('side') as Side] : ['ours', 'peer'];
   if (sides.some((s) => s !== 'ours' && s !== 'peer')) throw new Error('--side: ours or peer');
@@ -95,6 +96,7 @@ export async function runBench(options: Map<string, string>): Promise<number> {
             model,
             threads,
             ...(decoding && side === 'ours' ? { decoding } : {}),
+            ...(encoderWindow && side === 'ours' ? { encoderWindow } : {}),
             input: 'pcm',
             paramsFor,
             timeoutMs: timeout ? Number(timeout) * 1000 : null,

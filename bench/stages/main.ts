@@ -1,0 +1,3 @@
+import { runStages } from './run';
+
+export const exitCode = await runStages(process.argv.slice(2));
