@@ -1,5 +1,5 @@
 import { SAMPLE_RATE, type Decoding, type EncoderWindow, type EngineConfig, type EngineRequest, type EngineResult, type EngineSegment, type ProgressEvent } from './protocol';
-import { isSilence } from './decoding/fallback';
+import { isSilence, passesChecks } from './decoding/fallback';
 import { ENCODER_FRAME_MS, FULL_FRAMES, HOP, logMelSpectrogram } from './whisper/features';
 import { ModelFiles } from './runtime/model-files';
 import { loadRuntime, sessionOptions, type Backend, type Ort } from './runtime/backend';
@@ -332,7 +332,11 @@ export class Engine {
     const reused = diarizer ? null : (plan.encoded ?? null);
     const melFrames = reused || this.encoderWindow === 'full' ? FULL_FRAMES : fitFrames(samples.length);
     const mel = reused ? new Float32Array(0) : logMelSpectrogram(samples, melFrames);
-    const encoded = reused ?? (await whisper.encode(mel, melFrames, diarizer?.source.encoderOutputs ?? []));
+    let encoded = reused ?? (await whisper.encode(mel, melFrames, diarizer?.source.encoderOutputs ?? []));
+    const release = (e: EncodedWindow) => {
+      whisper.releaseWindow(e);
+      for (const t of Object.values(e.extras)) t.dispose();
+    };
     try {
       if (diarizer) {
         const features = await diarizer.source.features(encoded, mel, melFrames);
@@ -341,12 +345,17 @@ export class Engine {
       }
       checkpoint();
       const language = plan.language ?? mostLikely(await whisper.detectLanguage(encoded, request.languages));
-      const gen = await ctx.steering.decode(encoded, {
-        language,
-        wantAttention: request.wantWordTimes,
-        checkpoint,
-        audioSeconds: samples.length / SAMPLE_RATE,
-      });
+      const options = { language, wantAttention: request.wantWordTimes, checkpoint, audioSeconds: samples.length / SAMPLE_RATE };
+      const fitted = encoded.frames < FULL_FRAMES / 2;
+      let gen = await ctx.steering.decode(encoded, { ...options, fallback: !fitted });
+      if (fitted && !(await passesChecks(whisper, gen))) {
+        // A fitted encoding only approximates the 30 s input Whisper was trained on; when its pass fails
+        // Whisper's checks (short windows can loop on it), the window gets the trained input and the fallback.
+        const full = await whisper.encode(logMelSpectrogram(samples, FULL_FRAMES), FULL_FRAMES);
+        release(encoded);
+        encoded = full;
+        gen = await ctx.steering.decode(encoded, options);
+      }
       if (isSilence(gen)) return { segments: [], rest: null };
       const timed = splitAtTimestamps(gen.tokens, whisper.vocab, samples.length / SAMPLE_RATE);
       // text left open after its last timestamp (a loop, the token budget) runs to the window's end: no rest
@@ -357,8 +366,7 @@ export class Engine {
       const ownedUntil = rest?.startSample ?? window.endSample;
       return { segments: windowSegments(whisper, gen, timed, language, window, ownedUntil, encoded.frames, speech, ctx), rest: rest && { window: rest, language } };
     } finally {
-      whisper.releaseWindow(encoded);
-      for (const t of Object.values(encoded.extras)) t.dispose();
+      release(encoded);
     }
   }
 }

@@ -12,7 +12,13 @@ const MIN_AVG_LOGPROB = -1.0;
 /** Above this no-speech probability, with low confidence, the window is treated as silence. */
 export const NO_SPEECH_THRESHOLD = 0.6;
 
-export type DecodeOptions = Omit<GenerateOptions, 'temperature' | 'random'>;
+export interface DecodeOptions extends Omit<GenerateOptions, 'temperature' | 'random'> {
+  /**
+   * false: the temperature-0 pass only, whatever its quality, for a caller with a better fallback
+   * (engine/pipeline.ts decodes a fitted window that fails the checks on the full 30 s window instead).
+   */
+  fallback?: boolean;
+}
 
 /**
  * Decodes one encoded window, retrying at higher temperatures while the result repeats itself
@@ -26,19 +32,29 @@ export async function decodeWindow(model: WhisperModel, encoded: EncodedWindow, 
   // every retry begins with the same prompt
   const start = await model.promptRun(encoded, opts);
   try {
-    for (const temperature of TEMPERATURES) {
+    for (const temperature of opts.fallback === false ? [0] : TEMPERATURES) {
       const gen = await model.generate(encoded, { ...opts, temperature, random }, start);
-      const text = model.vocab.decode(gen.tokens.map((t) => t.id));
-      const repeats = gen.looped || (await compressionRatio(text)) > MAX_COMPRESSION_RATIO;
-      const silent = gen.noSpeechProb > NO_SPEECH_THRESHOLD && gen.avgLogprob < MIN_AVG_LOGPROB;
-      if (silent || (!repeats && gen.avgLogprob >= MIN_AVG_LOGPROB)) return gen;
-      if (!repeats && (!best || gen.avgLogprob > best.avgLogprob)) best = gen;
+      const check = await checked(model, gen);
+      if (check.accepted) return gen;
+      if (!check.repeats && (!best || gen.avgLogprob > best.avgLogprob)) best = gen;
       last = gen;
     }
   } finally {
     start.release();
   }
   return best ?? last!;
+}
+
+/** Whether a pass passes Whisper's checks: silence, or text that neither repeats itself nor is unlikely. */
+export async function passesChecks(model: WhisperModel, gen: Generation): Promise<boolean> {
+  return (await checked(model, gen)).accepted;
+}
+
+async function checked(model: WhisperModel, gen: Generation): Promise<{ accepted: boolean; repeats: boolean }> {
+  const text = model.vocab.decode(gen.tokens.map((t) => t.id));
+  const repeats = gen.looped || (await compressionRatio(text)) > MAX_COMPRESSION_RATIO;
+  const silent = gen.noSpeechProb > NO_SPEECH_THRESHOLD && gen.avgLogprob < MIN_AVG_LOGPROB;
+  return { accepted: silent || (!repeats && gen.avgLogprob >= MIN_AVG_LOGPROB), repeats };
 }
 
 /** Whether a decoded window is silence rather than speech. */

@@ -9,7 +9,7 @@ import type { Generation } from '../whisper/generate';
 import { tokenBoost } from '../whisper/logits';
 
 /** A window's decoding options before steering: what every request sets. */
-export type WindowOptions = Pick<DecodeOptions, 'language' | 'wantAttention' | 'audioSeconds' | 'checkpoint'>;
+export type WindowOptions = Pick<DecodeOptions, 'language' | 'wantAttention' | 'audioSeconds' | 'checkpoint' | 'fallback'>;
 
 /** How a request steers decoding: verbatim fillers, vocabulary biasing, patterns (at decode time here, in the text afterwards). */
 export interface Steering {
