@@ -36,10 +36,11 @@ export interface TranscriberConfig {
   numThreads?: number;
   /**
    * Encoder input: 'full' 30 s windows, or 'fit' (only the window's audio plus silence: faster on short
-   * clips). 'auto' (default) fits for whisper-base, whose accuracy holds (en/ WER 3.8% fit vs 2.7% full),
-   * and for whisper-small (en/ WER 3.3% either way, RTF 2.3x lower fitted: `npm run eval -- --model
-   * whisper-small --folders en [--encoder-window full]`), and keeps full windows for whisper-tiny, whose
-   * accuracy does not.
+   * clips; a window whose pass fails Whisper's checks there is decoded on the full window). 'auto'
+   * (default) fits for every model. Over the 109 English clips of at most 30 s of ../shared/eval and
+   * ../shared/dev (`node bench/stages.mjs`): tiny 16.6% WER full, 12.4% fitted; base (5 beams) 5.6% full,
+   * 6.6% fitted, at a fraction of the encoder's time on short clips; small 3.3% either way on eval/en, 2.3x
+   * faster fitted. bench/README.md: Stages.
    */
   encoderWindow?: EncoderWindow | 'auto';
   /**
@@ -127,7 +128,7 @@ export class Transcriber {
       cacheModels: options.cache !== false,
       wasmBaseUrl: options.wasmBaseUrl ? new URL(options.wasmBaseUrl, here).href : '',
       backend: options.backend ?? 'auto',
-      encoderWindow: resolveEncoderWindow(options.encoderWindow ?? 'auto', options.model ?? DEFAULT_MODEL),
+      encoderWindow: resolveEncoderWindow(options.encoderWindow ?? 'auto'),
       decoding: resolveDecoding(options.decoding ?? 'auto', options.model ?? DEFAULT_MODEL),
       ...(options.numThreads !== undefined ? { numThreads: options.numThreads } : {}),
       ...(options.segmentationModel ? { segmentationModel: segmentationModel(options.segmentationModel, here) } : {}),
@@ -292,9 +293,8 @@ export class Transcriber {
   }
 }
 
-function resolveEncoderWindow(choice: EncoderWindow | 'auto', model: ModelName): EncoderWindow {
-  if (choice !== 'auto') return choice;
-  return model === 'whisper-tiny' ? 'full' : 'fit';
+function resolveEncoderWindow(choice: EncoderWindow | 'auto'): EncoderWindow {
+  return choice === 'auto' ? 'fit' : choice;
 }
 
 function segmentationModel(config: SegmentationModelConfig, here: string): SegmentationModelConfig {
