@@ -255,9 +255,10 @@ test('reloads with the network off and still transcribes', async ({ shared: { pa
 
     await page.getByLabel('Model', { exact: true }).selectOption('whisper-tiny');
     await page.getByLabel('Language', { exact: true }).fill('en');
-    await page.locator('#file').setInputFiles(`${EVAL_DIR}/en/psx_cards_002.wav`);
+    // a clip tiny gets right on fitted and on full windows alike (the test is about working offline)
+    await page.locator('#file').setInputFiles(`${EVAL_DIR}/en/jfk.flac`);
     await transcribe(page);
-    await expect(page.locator('#transcript')).toContainText(/queen of clubs/i);
+    await expect(page.locator('#transcript')).toContainText(/ask not what your country can do for you/i);
     await page.screenshot({ path: `${SHOTS}/demo-offline.png`, fullPage: true });
   } finally {
     await context.setOffline(false);
