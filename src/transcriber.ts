@@ -314,10 +314,9 @@ function autoLanguages(languages: readonly string[] | undefined): string[] | nul
 }
 
 /**
- * 'auto': beams for whisper-base, the default model (../shared/dev/en WER 10.7% -> 8.0%, at about 1.4x
- * the time of greedy decoding on a 2-minute clip and still under half the peer's time on short clips);
- * greedy for whisper-tiny, the speed tier (beams: 22.3% -> 20.6%, at the peer's speed) and for
- * whisper-small (not measured with beams). README: Decoding.
+ * 'auto': beams for whisper-base, the default model (fewer errors on ../shared/dev/en, about twice the
+ * peer's throughput on short clips still); greedy for whisper-tiny, the speed tier, where beams gained
+ * nothing on fitted windows, and for whisper-small (not measured with beams). README: Decoding.
  */
 function resolveDecoding(choice: Decoding | 'auto', model: ModelName): Decoding {
   if (choice !== 'auto') return choice;
