@@ -28,8 +28,9 @@ export interface EngineConfig {
   /** WASM threads; defaults to min(4, hardwareConcurrency) when cross-origin isolated, else 1. */
   numThreads?: number;
   /**
-   * 'full' (default) always runs the encoder on Whisper's 30 s window; 'fit' only on the window's audio
-   * plus some silence: faster on short clips but less accurate (see README). Selectable so eval can compare.
+   * 'full' (default here; the transcriber's 'auto' fits) always runs the encoder on Whisper's 30 s window;
+   * 'fit' only on the window's audio plus some silence, faster on short clips, and a window whose pass fails
+   * Whisper's checks there is decoded on the full window (bench/README.md: Stages).
    */
   encoderWindow?: EncoderWindow;
   /** 'fast' (default): greedy decoding at temperature 0; 'accurate': 5-beam search there (README: Decoding). */
