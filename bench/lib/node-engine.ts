@@ -4,10 +4,10 @@
  * models folder (public/models, filled by `npm run models`) served over HTTP on 127.0.0.1, because the
  * engine fetches and verifies its files by URL.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { resolve, sep } from 'node:path';
+import { resolve } from 'node:path';
 import { ROOT } from '../../config/paths';
+import { serveDir } from '../../config/vite-plugins';
 import { Engine } from '../../engine/pipeline';
 import type { Decoding, EncoderWindow, EngineRequest, EngineResult, ModelName } from '../../engine/protocol';
 import { nodeOrt } from '../bias-set/node-model';
@@ -33,15 +33,13 @@ const ENGLISH: Omit<EngineRequest, 'audio'> = {
 export async function startNodeEngine(model: ModelName, root = resolve(ROOT, 'public/models')): Promise<NodeEngine> {
   (globalThis as { navigator?: object }).navigator ??= { hardwareConcurrency: 1 };
   nodeOrt();
-  const server = createServer((req, res) => {
-    const path = resolve(root, `.${decodeURIComponent(new URL(req.url ?? '/', 'http://localhost').pathname)}`);
-    if (!path.startsWith(root + sep) || !existsSync(path) || !statSync(path).isFile()) {
+  const files = serveDir('/', root);
+  const server = createServer((req, res) =>
+    files(req, res, () => {
       res.statusCode = 404;
       res.end();
-      return;
-    }
-    res.end(readFileSync(path));
-  });
+    }),
+  );
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const { port } = server.address() as { port: number };
   const engine = new Engine();

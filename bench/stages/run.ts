@@ -11,14 +11,14 @@ import { writeFileSync } from 'node:fs';
 import { ROOT } from '../../config/paths';
 import { decodeWindow, isSilence } from '../../engine/decoding/fallback';
 import { FLOAT_LOGITS_WEIGHT } from '../../engine/pipeline';
-import type { Decoding, EncoderWindow, EngineRequest, ModelName } from '../../engine/protocol';
+import { SAMPLE_RATE, type Decoding, type EncoderWindow, type EngineRequest, type ModelName } from '../../engine/protocol';
 import { sessionOptions } from '../../engine/runtime/backend';
 import { SileroVad } from '../../engine/vad/silero';
 import { decodingWindows, speechRegions } from '../../engine/vad/windows';
 import { FULL_FRAMES, logMelSpectrogram } from '../../engine/whisper/features';
 import { loadWhisper } from '../../engine/whisper/loader';
 import type { Generation } from '../../engine/whisper/generate';
-import type { WhisperModel } from '../../engine/whisper/model';
+import type { EncodedWindow, WhisperModel } from '../../engine/whisper/model';
 import { parseRunnerOptions, splitList } from '../lib/args';
 import { startNodeEngine, type NodeEngine } from '../lib/node-engine';
 import { modelFolder, nodeOrt, readAudio } from '../bias-set/node-model';
@@ -41,8 +41,6 @@ interface Row {
   run(tools: Tools, audio: Float32Array): Promise<string>;
 }
 
-const SAMPLE_RATE = 16_000;
-
 /** Text of a generation as the engine reads it: its text tokens, nothing for a window judged silent. */
 function textOf(whisper: WhisperModel, gen: Generation, dropSilence: boolean): string {
   if (dropSilence && isSilence(gen)) return '';
@@ -50,7 +48,7 @@ function textOf(whisper: WhisperModel, gen: Generation, dropSilence: boolean): s
 }
 
 /** One full window over the clip's first 30 s, as the reference decodes it. */
-async function firstWindow(whisper: WhisperModel, audio: Float32Array, decode: (encoded: Awaited<ReturnType<WhisperModel['encode']>>) => Promise<string>) {
+async function firstWindow(whisper: WhisperModel, audio: Float32Array, decode: (encoded: EncodedWindow) => Promise<string>) {
   const encoded = await whisper.encode(logMelSpectrogram(audio.subarray(0, 30 * SAMPLE_RATE), FULL_FRAMES), FULL_FRAMES);
   try {
     return await decode(encoded);
@@ -116,7 +114,6 @@ export async function runStages(argv: readonly string[]): Promise<number> {
   const clips = sets.flatMap((s) => parityClips(s as ParitySet)).filter((c) => c.clip.text !== null);
   const scorer = createScorer(loadSpellings(ROOT));
   const transcripts: Record<string, Record<string, string[]>> = {};
-  const tables: string[] = [];
   for (const model of models) {
     const ort = nodeOrt();
     const whisper = await loadWhisper(ort, modelFolder(), model, sessionOptions('wasm'), { floatLogitsWeight: FLOAT_LOGITS_WEIGHT[model] });
@@ -130,9 +127,8 @@ export async function runStages(argv: readonly string[]): Promise<number> {
       for (const [r, row] of rows.entries()) {
         const text = await row.run(tools, audio);
         (byRow[row.stage] ??= []).push(text);
-        const perSet = errors[r]!;
         const score = scorer.score(clip.text!, text, 'en');
-        for (const key of [set, 'all']) perSet.set(key, [...(perSet.get(key) ?? []), score]);
+        for (const key of [set, 'all']) errors[r]!.set(key, [...(errors[r]!.get(key) ?? []), score]);
       }
       console.error(`${model} ${i + 1}/${clips.length} ${set}/${clip.file}`);
     }
@@ -143,14 +139,8 @@ export async function runStages(argv: readonly string[]): Promise<number> {
       const words = (list ?? []).reduce((a, c) => a + c.referenceLength, 0);
       return `${(100 * errorRate(list ?? [])).toFixed(1)}% (${edits}/${words})`;
     };
-    tables.push(
-      `${model}, ${clips.length} clips\n` +
-        formatTable(
-          ['stage', ...keys.map((k) => `WER ${k}`)],
-          rows.map((row, r) => [row.stage, ...keys.map((k) => cell(errors[r]!.get(k)))]),
-        ),
-    );
-    console.log(tables[tables.length - 1]);
+    console.log(`${model}, ${clips.length} clips`);
+    console.log(formatTable(['stage', ...keys.map((k) => `WER ${k}`)], rows.map((row, r) => [row.stage, ...keys.map((k) => cell(errors[r]!.get(k)))])));
     await engine.close();
     await whisper.release();
     await vad.release();

@@ -53,13 +53,17 @@ export async function passesChecks(model: WhisperModel, gen: Generation): Promis
 async function checked(model: WhisperModel, gen: Generation): Promise<{ accepted: boolean; repeats: boolean }> {
   const text = model.vocab.decode(gen.tokens.map((t) => t.id));
   const repeats = gen.looped || (await compressionRatio(text)) > MAX_COMPRESSION_RATIO;
-  const silent = gen.noSpeechProb > NO_SPEECH_THRESHOLD && gen.avgLogprob < MIN_AVG_LOGPROB;
-  return { accepted: silent || (!repeats && gen.avgLogprob >= MIN_AVG_LOGPROB), repeats };
+  return { accepted: heardSilence(gen) || (!repeats && gen.avgLogprob >= MIN_AVG_LOGPROB), repeats };
 }
 
 /** Whether a decoded window is silence rather than speech. */
 export function isSilence(gen: Generation): boolean {
-  return gen.tokens.length === 0 || (gen.noSpeechProb > NO_SPEECH_THRESHOLD && gen.avgLogprob < MIN_AVG_LOGPROB);
+  return gen.tokens.length === 0 || heardSilence(gen);
+}
+
+/** Whisper's no-speech rule: the model thinks the window silent and is unsure of what it wrote. */
+function heardSilence(gen: Generation): boolean {
+  return gen.noSpeechProb > NO_SPEECH_THRESHOLD && gen.avgLogprob < MIN_AVG_LOGPROB;
 }
 
 async function compressionRatio(text: string): Promise<number> {
