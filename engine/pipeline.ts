@@ -21,6 +21,7 @@ import { SileroVad, VAD_FRAME_SAMPLES } from './vad/silero';
 import { WhisperModel, type EncodedWindow } from './whisper/model';
 import type { Generation } from './whisper/generate';
 import { wordsFromTokens, wordTokens } from './postprocess/words';
+import { heardWordCount } from './postprocess/hallucination';
 
 export class CancelledError extends Error {
   constructor() {
@@ -345,7 +346,8 @@ export class Engine {
       }
       checkpoint();
       const language = plan.language ?? mostLikely(await whisper.detectLanguage(encoded, request.languages));
-      const options = { language, wantAttention: request.wantWordTimes, checkpoint, audioSeconds: samples.length / SAMPLE_RATE };
+      // attention with or without words: withoutUnheardTail reads the alignment, and the text must not depend on words
+      const options = { language, wantAttention: true, checkpoint, audioSeconds: samples.length / SAMPLE_RATE };
       const fitted = encoded.frames < FULL_FRAMES / 2;
       let gen = await ctx.steering.decode(encoded, { ...options, fallback: !fitted });
       if (fitted && !(await passesChecks(whisper, gen))) {
@@ -357,6 +359,8 @@ export class Engine {
         gen = await ctx.steering.decode(encoded, options);
       }
       if (isSilence(gen)) return { segments: [], rest: null };
+      gen = withoutUnheardTail(whisper, gen, encoded.frames, samples.length, language);
+      if (!gen.tokens.some((t) => whisper.vocab.isText(t.id))) return { segments: [], rest: null };
       const timed = splitAtTimestamps(gen.tokens, whisper.vocab, samples.length / SAMPLE_RATE);
       // text left open after its last timestamp (a loop, the token budget) runs to the window's end: no rest
       const until = gen.looped ? undefined : timed[timed.length - 1]?.end;
@@ -390,7 +394,7 @@ function windowSegments(
   const windowSamples = window.endSample - window.startSample;
   const offsetMs = (window.startSample / SAMPLE_RATE) * 1000;
   const endMs = (ownedUntil / SAMPLE_RATE) * 1000;
-  const aligned = gen.attention ? alignedTimes(gen, encoderFrames, windowSamples, offsetMs) : null;
+  const aligned = request.wantWordTimes && gen.attention ? alignedTimes(gen, encoderFrames, windowSamples, offsetMs) : null;
   const text = (ids: number[]) => whisper.vocab.decode(ids);
   const segments: EngineSegment[] = [];
   for (const seg of timed) {
@@ -416,6 +420,24 @@ function windowSegments(
     segments.push({ startMs, endMs: segEndMs, text: segText, language, speaker: 0, tokens, words });
   }
   return aligned ? fitWordTimes(segments, speech, offsetMs, endMs) : segments;
+}
+
+/** `gen` without the words it wrote after the speech (heardWordCount, on the pass's aligned words) and all after the first of them. */
+function withoutUnheardTail(whisper: WhisperModel, gen: Generation, encoderFrames: number, windowSamples: number, language: string): Generation {
+  if (!gen.attention) return gen;
+  const text = (ids: number[]) => whisper.vocab.decode(ids);
+  const times = alignedTimes(gen, encoderFrames, windowSamples, 0);
+  const positions = gen.tokens.flatMap((t, i) => (whisper.vocab.isText(t.id) ? [i] : []));
+  const tokens = positions.map((i) => {
+    const t = gen.tokens[i]!;
+    return { id: t.id, text: text([t.id]), ...times.get(t)!, probability: Math.exp(t.logprob) };
+  });
+  const words = wordsFromTokens(tokens, text, 0, language);
+  const heard = heardWordCount(words, (windowSamples / SAMPLE_RATE) * 1000);
+  if (heard === words.length) return gen;
+  const first = wordTokens(tokens, text, language)[heard]!.all[0]!;
+  const cut = positions[tokens.findIndex((t) => t === first)]!;
+  return { ...gen, tokens: gen.tokens.slice(0, cut), attention: gen.attention.slice(0, cut + 1) };
 }
 
 /** 'fit' encoder input for `samples` of audio (see MIN_MEL_FRAMES). */
