@@ -19,7 +19,7 @@ import { steeringFor, type Steering } from './decoding/steering';
 import { createWhisper, fetchWhisperFiles, whisperPaths } from './whisper/loader';
 import { SileroVad, VAD_FRAME_SAMPLES } from './vad/silero';
 import { WhisperModel, type EncodedWindow } from './whisper/model';
-import type { Generation } from './whisper/generate';
+import type { Generation, GeneratedToken } from './whisper/generate';
 import { wordsFromTokens, wordTokens } from './postprocess/words';
 import { heardWordCount } from './postprocess/hallucination';
 
@@ -359,7 +359,11 @@ export class Engine {
         gen = await ctx.steering.decode(encoded, options);
       }
       if (isSilence(gen)) return { segments: [], rest: null };
-      gen = withoutUnheardTail(whisper, gen, encoded.frames, samples.length, language);
+      const offsetMs = (window.startSample / SAMPLE_RATE) * 1000;
+      const align = (g: Generation) => (g.attention ? alignedTimes(g, encoded.frames, samples.length, offsetMs) : null);
+      let times = align(gen);
+      const heard = times ? withoutUnheardTail(whisper, gen, times, offsetMs + (samples.length / SAMPLE_RATE) * 1000, language) : gen;
+      if (heard !== gen) [gen, times] = [heard, request.wantWordTimes ? align(heard) : null];
       if (!gen.tokens.some((t) => whisper.vocab.isText(t.id))) return { segments: [], rest: null };
       const timed = splitAtTimestamps(gen.tokens, whisper.vocab, samples.length / SAMPLE_RATE);
       // text left open after its last timestamp (a loop, the token budget) runs to the window's end: no rest
@@ -368,7 +372,7 @@ export class Engine {
       // a pass followed by a rest owns the audio before the rest only: its last words, which alignment may
       // place later, stay before the rest's first (words in order across the seek)
       const ownedUntil = rest?.startSample ?? window.endSample;
-      return { segments: windowSegments(whisper, gen, timed, language, window, ownedUntil, encoded.frames, speech, ctx), rest: rest && { window: rest, language } };
+      return { segments: windowSegments(whisper, timed, request.wantWordTimes ? times : null, language, window, ownedUntil, speech, ctx), rest: rest && { window: rest, language } };
     } finally {
       release(encoded);
     }
@@ -377,24 +381,21 @@ export class Engine {
 
 /**
  * A decoded window's timed segments (splitAtTimestamps) as engine segments with their words, inside the window
- * and before `ownedUntil` (a sample); with attention, the words get aligned times. clean filler mode drops
- * fillers from words and text here.
+ * and before `ownedUntil` (a sample); with `aligned` (alignedTimes), the words get aligned times. clean filler
+ * mode drops fillers from words and text here.
  */
 function windowSegments(
   whisper: WhisperModel,
-  gen: Generation,
   timed: readonly TimedSegment[],
+  aligned: TokenTimes | null,
   language: string,
   window: DecodingWindow,
   ownedUntil: number,
-  encoderFrames: number,
   speech: Float32Array,
   { request, steering, checkpoint }: RequestContext,
 ): EngineSegment[] {
-  const windowSamples = window.endSample - window.startSample;
   const offsetMs = (window.startSample / SAMPLE_RATE) * 1000;
   const endMs = (ownedUntil / SAMPLE_RATE) * 1000;
-  const aligned = request.wantWordTimes && gen.attention ? alignedTimes(gen, encoderFrames, windowSamples, offsetMs) : null;
   const text = (ids: number[]) => whisper.vocab.decode(ids);
   const segments: EngineSegment[] = [];
   for (const seg of timed) {
@@ -422,22 +423,23 @@ function windowSegments(
   return aligned ? fitWordTimes(segments, speech, offsetMs, endMs) : segments;
 }
 
-/** `gen` without the words it wrote after the speech (heardWordCount, on the pass's aligned words) and all after the first of them. */
-function withoutUnheardTail(whisper: WhisperModel, gen: Generation, encoderFrames: number, windowSamples: number, language: string): Generation {
-  if (!gen.attention) return gen;
+/**
+ * `gen` without the words it wrote after the speech (heardWordCount, on the pass's aligned words `times`,
+ * before `audioEndMs`) and all after the first of them; `gen` itself when it has none.
+ */
+function withoutUnheardTail(whisper: WhisperModel, gen: Generation, times: TokenTimes, audioEndMs: number, language: string): Generation {
   const text = (ids: number[]) => whisper.vocab.decode(ids);
-  const times = alignedTimes(gen, encoderFrames, windowSamples, 0);
   const positions = gen.tokens.flatMap((t, i) => (whisper.vocab.isText(t.id) ? [i] : []));
   const tokens = positions.map((i) => {
     const t = gen.tokens[i]!;
     return { id: t.id, text: text([t.id]), ...times.get(t)!, probability: Math.exp(t.logprob) };
   });
   const words = wordsFromTokens(tokens, text, 0, language);
-  const heard = heardWordCount(words, (windowSamples / SAMPLE_RATE) * 1000);
+  const heard = heardWordCount(words, audioEndMs);
   if (heard === words.length) return gen;
   const first = wordTokens(tokens, text, language)[heard]!.all[0]!;
   const cut = positions[tokens.findIndex((t) => t === first)]!;
-  return { ...gen, tokens: gen.tokens.slice(0, cut), attention: gen.attention.slice(0, cut + 1) };
+  return { ...gen, tokens: gen.tokens.slice(0, cut), attention: gen.attention!.slice(0, cut + 1) };
 }
 
 /** 'fit' encoder input for `samples` of audio (see MIN_MEL_FRAMES). */
@@ -445,8 +447,10 @@ function fitFrames(samples: number): number {
   return Math.min(FULL_FRAMES, 2 * Math.ceil(Math.max(MIN_MEL_FRAMES, samples / HOP + TAIL_PAD_FRAMES) / 2));
 }
 
+type TokenTimes = Map<GeneratedToken, { startMs: number; endMs: number }>;
+
 /** Absolute times of a window's generated tokens from cross-attention DTW. */
-function alignedTimes(gen: Generation, encoderFrames: number, windowSamples: number, offsetMs: number) {
+function alignedTimes(gen: Generation, encoderFrames: number, windowSamples: number, offsetMs: number): TokenTimes {
   const audioFrames = Math.ceil(windowSamples / SAMPLE_RATE / (ENCODER_FRAME_MS / 1000));
   const frames = tokenFrames(gen.tokens.length, gen.attention!, encoderFrames, audioFrames);
   return new Map(gen.tokens.map((t, i) => [t, { startMs: offsetMs + frames[i]![0] * ENCODER_FRAME_MS, endMs: offsetMs + frames[i]![1] * ENCODER_FRAME_MS }]));

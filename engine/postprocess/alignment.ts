@@ -14,11 +14,25 @@ export function medianFilter(x: Float32Array, width: number): Float32Array {
   const half = width >> 1;
   if (width <= 1 || n <= half) return x.slice();
   const out = new Float32Array(n);
-  const win = new Float32Array(width);
   const at = (i: number): number => x[i < 0 ? -i : i >= n ? 2 * (n - 1) - i : i]!;
-  for (let i = 0; i < n; i++) {
-    for (let k = 0; k < width; k++) win[k] = at(i - half + k);
-    win.sort();
+  // The window kept sorted as it slides: each step drops one value and inserts one, O(width). Sorting
+  // every window instead dominated the alignment's time (bench/README.md, "Word alignment").
+  const win = new Float32Array(width);
+  for (let k = 0; k < width; k++) {
+    const v = at(k - half);
+    let j = k;
+    for (; j > 0 && win[j - 1]! > v; j--) win[j] = win[j - 1]!;
+    win[j] = v;
+  }
+  out[0] = win[half]!;
+  for (let i = 1; i < n; i++) {
+    const leaving = at(i - 1 - half);
+    const entering = at(i + half);
+    let j = 0;
+    while (j < width - 1 && win[j] !== leaving) j++;
+    if (entering >= leaving) for (; j < width - 1 && win[j + 1]! < entering; j++) win[j] = win[j + 1]!;
+    else for (; j > 0 && win[j - 1]! > entering; j--) win[j] = win[j - 1]!;
+    win[j] = entering;
     out[i] = win[half]!;
   }
   return out;

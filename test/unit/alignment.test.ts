@@ -18,6 +18,20 @@ describe('medianFilter', () => {
     expect([...medianFilter(x, 3)]).toEqual([0, 0, 0, 0, 0, 0, 0, 5, 5, 5, 5]);
     expect([...medianFilter(Float32Array.from([1, 5, 2]), 3)]).toEqual([5, 2, 5]);
   });
+
+  it('equals the median of each reflected window, sorted afresh, on random rows with and without ties', () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    for (let t = 0; t < 400; t++) {
+      const n = 1 + Math.floor(random() * 40);
+      const width = [3, 5, 7, 9][t % 4]!;
+      const x = Float32Array.from({ length: n }, () => (t % 2 ? random() * 2 - 1 : Math.floor(random() * 4)));
+      const half = width >> 1;
+      const at = (i: number) => x[i < 0 ? -i : i >= n ? 2 * (n - 1) - i : i]!;
+      const expected = n <= half ? [...x] : [...x].map((_, i) => Float32Array.from({ length: width }, (_, k) => at(i - half + k)).sort()[half]!);
+      expect([...medianFilter(x, width)]).toEqual(expected);
+    }
+  });
 });
 
 describe('dtwRowEntries', () => {
