@@ -1,4 +1,4 @@
-import { SAMPLE_RATE, type Decoding, type EncoderWindow, type EngineConfig, type EngineRequest, type EngineResult, type EngineSegment, type ProgressEvent } from './protocol';
+import { SAMPLE_RATE, type EngineToken, type Decoding, type EncoderWindow, type EngineConfig, type EngineRequest, type EngineResult, type EngineSegment, type ProgressEvent } from './protocol';
 import { isSilence, passesChecks } from './decoding/fallback';
 import { ENCODER_FRAME_MS, FULL_FRAMES, HOP, logMelSpectrogram } from './whisper/features';
 import { ModelFiles } from './runtime/model-files';
@@ -400,7 +400,7 @@ function windowSegments(
   const segments: EngineSegment[] = [];
   for (const seg of timed) {
     let tokens = aligned
-      ? seg.tokens.map((t) => ({ id: t.id, text: text([t.id]), ...aligned.get(t)!, probability: Math.exp(t.logprob) }))
+      ? alignedTokens(seg.tokens, aligned, text)
       : spreadTokenTimes(seg, whisper.vocab, offsetMs).map((t) => ({ ...t, endMs: Math.min(t.endMs, endMs) }));
     let segText = text(seg.tokens.map((t) => t.id)).trim();
     let words = wordsFromTokens(tokens, text, 0, language);
@@ -430,10 +430,7 @@ function windowSegments(
 function withoutUnheardTail(whisper: WhisperModel, gen: Generation, times: TokenTimes, audioEndMs: number, language: string): Generation {
   const text = (ids: number[]) => whisper.vocab.decode(ids);
   const positions = gen.tokens.flatMap((t, i) => (whisper.vocab.isText(t.id) ? [i] : []));
-  const tokens = positions.map((i) => {
-    const t = gen.tokens[i]!;
-    return { id: t.id, text: text([t.id]), ...times.get(t)!, probability: Math.exp(t.logprob) };
-  });
+  const tokens = alignedTokens(positions.map((i) => gen.tokens[i]!), times, text);
   const words = wordsFromTokens(tokens, text, 0, language);
   const heard = heardWordCount(words, audioEndMs);
   if (heard === words.length) return gen;
@@ -448,6 +445,11 @@ function fitFrames(samples: number): number {
 }
 
 type TokenTimes = Map<GeneratedToken, { startMs: number; endMs: number }>;
+
+/** Generated tokens as engine tokens, with their aligned times. */
+function alignedTokens(tokens: readonly GeneratedToken[], times: TokenTimes, text: (ids: number[]) => string): EngineToken[] {
+  return tokens.map((t) => ({ id: t.id, text: text([t.id]), ...times.get(t)!, probability: Math.exp(t.logprob) }));
+}
 
 /** Absolute times of a window's generated tokens from cross-attention DTW. */
 function alignedTimes(gen: Generation, encoderFrames: number, windowSamples: number, offsetMs: number): TokenTimes {
