@@ -167,7 +167,8 @@ const MODEL = { opsetImport: 8, graph: 7 } as const;
 const OPSET = { domain: 1, version: 2 } as const;
 export const GRAPH = { node: 1, initializer: 5, input: 11, output: 12, valueInfo: 13 } as const;
 export const NODE = { input: 1, output: 2, name: 3, opType: 4, attribute: 5, domain: 7 } as const;
-export const ATTRIBUTE = { name: 1, ints: 8, g: 6, graphs: 11 } as const;
+export const ATTRIBUTE = { name: 1, t: 5, g: 6, ints: 8, graphs: 11, type: 20 } as const;
+const ATTRIBUTE_TYPE_TENSOR = 4;
 const TENSOR = { dims: 1, dataType: 2, floatData: 4, int32Data: 5, name: 8, rawData: 9, externalData: 13, dataLocation: 14 } as const;
 const STRING_ENTRY = { key: 1, value: 2 } as const;
 const DATA_LOCATION_EXTERNAL = 1;
@@ -327,6 +328,16 @@ export function encodeInt64Initializer(name: string, values: number[]): Chunks {
   const view = new DataView(raw.buffer);
   values.forEach((v, i) => view.setBigInt64(i * 8, BigInt(v), true));
   return new Chunks().varint(TENSOR.dims, values.length).varint(TENSOR.dataType, DATA_TYPE_INT64).string(TENSOR.name, name).bytesField(TENSOR.rawData, raw);
+}
+
+/** A Constant node whose output is an empty float tensor of `dims` (one of them 0). */
+export function encodeEmptyFloatConstant(name: string, output: string, dims: number[]): Chunks {
+  if (!dims.includes(0)) throw new Error(`encodeEmptyFloatConstant: dims [${dims.join(', ')}] hold values`);
+  const tensor = new Chunks();
+  for (const d of dims) tensor.varint(TENSOR.dims, d);
+  tensor.varint(TENSOR.dataType, DATA_TYPE_FLOAT).string(TENSOR.name, output);
+  const value = new Chunks().string(ATTRIBUTE.name, 'value').message(ATTRIBUTE.t, tensor).varint(ATTRIBUTE.type, ATTRIBUTE_TYPE_TENSOR);
+  return encodeNode('Constant', name, [], [output]).message(NODE.attribute, value);
 }
 
 export function encodeNode(opType: string, name: string, inputs: string[], outputs: string[]): Chunks {

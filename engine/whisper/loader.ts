@@ -66,8 +66,9 @@ export async function createWhisper(
   options: WhisperLoadOptions = {},
 ): Promise<WhisperModel> {
   const vocab = new WhisperVocabulary(files.tokenizer, files.tokenizerConfig, files.generation);
-  const encoder = patchWhisperEncoder(files.encoder, { dynamicFrames: true, extraOutputs: [...(options.extraOutputs ?? [])] });
-  const decoder = patchWhisperDecoder(files.decoder, { floatLogitsWeight: options.floatLogitsWeight ?? true });
+  // each patched copy is made just before its session and dropped after it, so the two never coexist
+  const encoder = () => patchWhisperEncoder(files.encoder, { dynamicFrames: true, extraOutputs: [...(options.extraOutputs ?? [])] });
+  const decoder = () => patchWhisperDecoder(files.decoder, { floatLogitsWeight: options.floatLogitsWeight ?? true });
   return WhisperModel.create(ort, encoder, decoder, vocab, files.generation, files.config, sessionOptions);
 }
 

@@ -33,9 +33,15 @@ export interface DecoderConfig {
   max_target_positions: number;
 }
 
+/** The decoder's session from a patch made just now, so that the patched bytes live only while it is created. */
+async function createDecoder(ort: Ort, patch: () => PatchedModel, options: OrtModule.InferenceSession.SessionOptions): Promise<Session> {
+  const decoder = patch();
+  return ort.InferenceSession.create(decoder.model, { ...options, externalData: decoder.externalData });
+}
+
 /** The q8 Whisper encoder and merged decoder (KV cache), run by onnxruntime-web. */
 export class WhisperModel {
-  /** Per encoded window, the cross-attention keys and values its first decoder run computed. */
+  /** Per encoded window, the cross-attention keys and values of its cross run (crossCache). */
   private readonly crossCaches = new WeakMap<EncodedWindow, CrossCache>();
 
   private constructor(
@@ -51,16 +57,16 @@ export class WhisperModel {
 
   static async create(
     ort: Ort,
-    encoderBytes: Uint8Array,
-    /** The decoder as patchWhisperDecoder made it. */
-    decoder: PatchedModel,
+    encoderBytes: () => Uint8Array,
+    /** The decoder as patchWhisperDecoder makes it. */
+    decoder: () => PatchedModel,
     vocab: WhisperVocabulary,
     generation: GenerationConfig,
     config: DecoderConfig,
     options: OrtModule.InferenceSession.SessionOptions,
   ): Promise<WhisperModel> {
-    const encoder = await ort.InferenceSession.create(encoderBytes, options);
-    const decoderSession = await ort.InferenceSession.create(decoder.model, { ...options, externalData: decoder.externalData });
+    const encoder = await ort.InferenceSession.create(encoderBytes(), options);
+    const decoderSession = await createDecoder(ort, decoder, options);
     const dims = {
       layers: config.decoder_layers,
       heads: config.decoder_attention_heads,
@@ -223,12 +229,56 @@ export class WhisperModel {
    */
   async decoderForward(ids: readonly number[], past: KvCache | null, encoded: EncodedWindow, run: DecoderRunOptions = {}): Promise<DecoderOutput> {
     const { wantAttention = false, attentionAt = [ids.length - 1], logitsFrom = 0 } = run;
-    const { ort, dims } = this;
-    // a window's first run computes its cross-attention cache; every later run begins from it
-    const cross = this.crossCaches.get(encoded);
+    const { dims } = this;
+    const cross = this.crossCaches.get(encoded) ?? (await this.crossCache(encoded));
     if (past && past.cross !== cross) throw new Error('decoderForward(): the cache belongs to another window');
     const pastLength = past?.length ?? 0;
     const layout = run.layout ?? sequenceLayout(pastLength, ids.length);
+    const fetches = ['logits'];
+    for (let l = 0; l < dims.layers; l++) fetches.push(`present.${l}.decoder.key`, `present.${l}.decoder.value`);
+    const attnLayers = wantAttention ? [...new Set(this.alignmentHeads.map(([l]) => l))] : [];
+    for (const l of attnLayers) fetches.push(`cross_attentions.${l}`);
+    // The cached branch reads cross-attention keys/values from the cache, never the hidden states:
+    // a one-frame stand-in saves copying the whole encoder output into wasm memory at every step.
+    const standIn = this.hiddenStandIn(encoded);
+    const out = await this.runDecoder(ids, past, cross, standIn, logitsFrom, layout, fetches).finally(() => standIn.dispose());
+
+    const layers = Array.from({ length: dims.layers }, (_, l) => l);
+    const cache = KvCache.of(
+      layers.map((l) => out[`present.${l}.decoder.key`]!),
+      layers.map((l) => out[`present.${l}.decoder.value`]!),
+      cross,
+    );
+    const attention = wantAttention ? attentionAt.map((p) => this.alignmentRows(out, p)) : null;
+    for (const l of attnLayers) out[`cross_attentions.${l}`]!.dispose();
+    return { logits: out['logits']!, cache, attention };
+  }
+
+  /**
+   * The window's cross-attention keys and values, from a run of the uncached branch, which computes
+   * nothing else (patchWhisperDecoder): every token run then begins from them in the cached branch.
+   */
+  private async crossCache(encoded: EncodedWindow): Promise<CrossCache> {
+    const layers = Array.from({ length: this.dims.layers }, (_, l) => l);
+    const fetches = layers.flatMap((l) => [`present.${l}.encoder.key`, `present.${l}.encoder.value`]);
+    const out = await this.runDecoder([this.vocab.eot], null, null, encoded.hidden, 0, sequenceLayout(0, 1), fetches);
+    const cross = { keys: layers.map((l) => out[`present.${l}.encoder.key`]!), values: layers.map((l) => out[`present.${l}.encoder.value`]!) };
+    this.crossCaches.set(encoded, cross);
+    return cross;
+  }
+
+  /** One run of the merged decoder: the cached branch when `cross` is given, else the uncached one. */
+  private async runDecoder(
+    ids: readonly number[],
+    past: KvCache | null,
+    cross: CrossCache | null,
+    hidden: Tensor,
+    logitsFrom: number,
+    layout: { mask: Float32Array; positions: BigInt64Array },
+    fetches: string[],
+  ): Promise<Record<string, Tensor>> {
+    const { ort, dims } = this;
+    const pastLength = past?.length ?? 0;
     const empty = new ort.Tensor('float32', new Float32Array(0), [1, dims.heads, 0, dims.headDim]);
     const created: Tensor[] = [
       new ort.Tensor('int64', BigInt64Array.from(ids, (x) => BigInt(x)), [1, ids.length]),
@@ -239,12 +289,9 @@ export class WhisperModel {
       empty,
     ];
     const [inputIds, useCache, from, mask, positions] = created as [Tensor, Tensor, Tensor, Tensor, Tensor];
-    // The cached branch reads cross-attention keys/values from the cache, never the hidden states:
-    // a one-frame stand-in saves copying the whole encoder output into wasm memory at every step.
-    if (cross) created.push(this.hiddenStandIn(encoded));
     const feeds: Record<string, Tensor> = {
       input_ids: inputIds,
-      encoder_hidden_states: cross ? created[created.length - 1]! : encoded.hidden,
+      encoder_hidden_states: hidden,
       use_cache_branch: useCache,
       [LOGITS_FROM]: from,
       [SELF_MASK]: mask,
@@ -257,30 +304,11 @@ export class WhisperModel {
       feeds[`past_key_values.${l}.encoder.key`] = cross?.keys[l] ?? empty;
       feeds[`past_key_values.${l}.encoder.value`] = cross?.values[l] ?? empty;
     }
-    const fetches = ['logits'];
-    for (let l = 0; l < dims.layers; l++) {
-      fetches.push(`present.${l}.decoder.key`, `present.${l}.decoder.value`);
-      if (!cross) fetches.push(`present.${l}.encoder.key`, `present.${l}.encoder.value`);
+    try {
+      return await this.decoder.run(feeds, fetches);
+    } finally {
+      for (const t of created) t.dispose();
     }
-    const attnLayers = wantAttention ? [...new Set(this.alignmentHeads.map(([l]) => l))] : [];
-    for (const l of attnLayers) fetches.push(`cross_attentions.${l}`);
-    const out = await this.decoder.run(feeds, fetches);
-    for (const t of created) t.dispose();
-
-    const layers = Array.from({ length: dims.layers }, (_, l) => l);
-    const windowCross = cross ?? {
-      keys: layers.map((l) => out[`present.${l}.encoder.key`]!),
-      values: layers.map((l) => out[`present.${l}.encoder.value`]!),
-    };
-    if (!cross) this.crossCaches.set(encoded, windowCross);
-    const cache = KvCache.of(
-      layers.map((l) => out[`present.${l}.decoder.key`]!),
-      layers.map((l) => out[`present.${l}.decoder.value`]!),
-      windowCross,
-    );
-    const attention = wantAttention ? attentionAt.map((p) => this.alignmentRows(out, p)) : null;
-    for (const l of attnLayers) out[`cross_attentions.${l}`]!.dispose();
-    return { logits: out['logits']!, cache, attention };
   }
 
   private hiddenStandIn(encoded: EncodedWindow): Tensor {

@@ -1,8 +1,8 @@
 /**
  * The Whisper graph patches: the encoder runs on windows shorter than 30 s and exposes intermediate
  * tensors; the decoder takes its self-attention mask and token positions as inputs (a sequence,
- * or beams in one cache) and begins any run after a window's first from that window's
- * cross-attention cache. Built on the protobuf reader/writer of engine/onnx/protobuf.ts.
+ * or beams in one cache), its uncached branch computes a window's cross-attention cache only, and
+ * every token run begins from that cache. Built on the protobuf reader/writer of engine/onnx/protobuf.ts.
  */
 import { FULL_FRAMES } from './features';
 import {
@@ -16,6 +16,7 @@ import {
   GRAPH,
   NODE,
   defaultOpset,
+  encodeEmptyFloatConstant,
   encodeExternalFloatInitializer,
   encodeInt64Initializer,
   encodeNode,
@@ -217,8 +218,17 @@ function deadNodes(nodes: NodeView[], keptOutputs: Set<string>): NodeView[] {
   return dead;
 }
 
+/** An empty tensor's dims for a declared shape: its fixed dimensions, 0 for each free one ([0] when undeclared). */
+function emptyDims(dims: Dim[] | null): number[] {
+  const out = (dims ?? [null]).map((d) => (typeof d === 'number' && d > 0 ? d : 0));
+  return out.includes(0) ? out : [...out, 0];
+}
+
 /** Prefix of every name patchWhisperDecoder adds to the graph. */
 const PATCH = '/localscribe/patch';
+
+/** The decoder outputs that hold a window's cross-attention cache, the only ones the uncached branch still computes. */
+const CROSS_CACHE_OUTPUT = /^present\.\d+\.encoder\.(key|value)$/;
 
 /** The decoder input added by patchWhisperDecoder: the first position whose logits are computed. */
 export const LOGITS_FROM = 'logits_from';
@@ -292,7 +302,11 @@ function swapsTwoAxes(attribute: Field): boolean {
  *   several tokens after a cache (or after an empty one) would each see the tokens after it. A causal
  *   mask lets a pass begin from the window's cross-attention cache with all its prompt tokens at once;
  *   beam search's mask and positions let one run step every hypothesis over one shared cache;
- * - both branches compute logits only from position LOGITS_FROM (an int64 [1] input) on: a 120-token
+ * - its uncached branch computes the cross-attention cache (present.*.encoder.*) and nothing else: its
+ *   other outputs are empty constants, so its self-attention, feed-forward and logits nodes are gone.
+ *   They duplicated the cached branch's (onnxruntime prepacks each branch's weights apart), and its
+ *   logits dequantized the whole int8 logits weight in every window's first run (106 MB for base);
+ * - the cached branch computes logits only from position LOGITS_FROM (an int64 [1] input) on: a 120-token
  *   prompt's rows over the 51,865-token vocabulary cost more than the rest of its decoder run;
  * - with `floatLogitsWeight` (the default), the cached branch multiplies by the logits weight made once
  *   here (foldedLogitsWeight), handed over as external data: faster steps for the memory of a float copy.
@@ -332,7 +346,14 @@ export function patchWhisperDecoder(model: Uint8Array, options: { floatLogitsWei
   const patchedBranch = (branch: Field[], cached: boolean): Chunks => {
     // what computed the sliced positions' bounds is left with no use once the slice is a Gather
     const views = new Map(branch.filter((f) => f.num === GRAPH.node).map((f) => [f, viewNode(f)]));
-    const outputs = new Set(branch.filter((f) => f.num === GRAPH.output).map((f) => viewValueInfo(f).name));
+    const outputInfo = branch.filter((f) => f.num === GRAPH.output).map(viewValueInfo);
+    const outputs = new Set(outputInfo.map((o) => o.name));
+    // The uncached branch is run only for the window's cross-attention cache: its other outputs become
+    // empty tensors of their declared rank (a free dimension 0), so nothing else in it is computed.
+    const stubbed = new Map(
+      cached ? [] : outputInfo.filter((o) => !CROSS_CACHE_OUTPUT.test(o.name)).map((o) => [o.name, { name: `${o.name}${PATCH}/empty`, dims: emptyDims(o.dims) }]),
+    );
+    for (const o of stubbed.keys()) outputs.delete(o);
     const nodes = [...views.values()];
     const logits = nodes.find(isLogits);
     if (logits && logitsWeight.name === null && (options.floatLogitsWeight ?? true)) {
@@ -346,10 +367,17 @@ export function patchWhisperDecoder(model: Uint8Array, options: { floatLogitsWei
     });
     const unused = new Set(deadNodes(after, outputs).map((n) => n.field));
     const out = new Chunks();
+    let stubsPlaced = false;
     for (const f of branch) {
       const node = views.get(f);
+      const stub = f.num === GRAPH.output ? stubbed.get(viewValueInfo(f).name) : undefined;
+      if (stub) out.message(GRAPH.output, encodeValueInfo(stub.name, DATA_TYPE_FLOAT, null));
+      if (node && !stubsPlaced) {
+        for (const empty of stubbed.values()) out.message(GRAPH.node, encodeEmptyFloatConstant(empty.name, empty.name, empty.dims));
+        stubsPlaced = true;
+      }
       if (!node) {
-        out.push(f.bytes);
+        if (!stub) out.push(f.bytes);
         continue;
       }
       if (unused.has(f)) continue;
@@ -383,7 +411,7 @@ export function patchWhisperDecoder(model: Uint8Array, options: { floatLogitsWei
   }
   if (masked === 0) throw new Error('Whisper decoder patch: no self-attention Softmax in the cached branch');
   if (positioned !== 1) throw new Error(`Whisper decoder patch: expected one positional-embedding Slice in the cached branch, found ${positioned}`);
-  if (sliced !== 2) throw new Error(`Whisper decoder patch: expected a MatMul giving the logits in each branch, found ${sliced}`);
+  if (sliced !== 1) throw new Error(`Whisper decoder patch: expected a MatMul giving the logits in the cached branch, found ${sliced}`);
   const externalData: PatchedModel['externalData'] = [];
   if (logitsWeight.folded) {
     const { dims, values } = logitsWeight.folded;
