@@ -9,6 +9,10 @@
  * SET=real: the real-speech set instead (real-speech.json, from real-terms.mjs: rare words of ../shared/eval/en and
  * ../shared/dev/en that Whisper missed unbiased); HALF=tune|report counts only that half's terms (the list holds both).
  * DECODING=fast|accurate: the unbiased pass's beams (default: the engine's for the model, src/transcriber.ts).
+ * ENGINE=1: each condition is a whole request to the worker's Engine in Node (bench/lib/node-engine.ts), as
+ * a user's is: its encoder windows (fitted, with the full-window retry), seek and every window of a longer
+ * clip; `off` is strength 0. Without it, one full 30 s window per clip is encoded and decoded here, which
+ * allows the c/s overrides and prints each comparison the phrase pass made.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,6 +27,7 @@ import { falseInsertions, heardSeconds, unrelatedRecordings, windowReference } f
 import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
 import { madeUpPhrases } from './phrase-list';
 import { log } from './progress-log';
+import { startNodeEngine } from '../lib/node-engine';
 
 interface Clip {
   file: string;
@@ -68,12 +73,49 @@ it('phrase biasing: recall, WER, false insertions', async () => {
   const unrelated: Clip[] = process.env.EN !== '0' ? unrelatedRecordings(only).filter((c) => !held.has(join('..', 'eval', c.eval_path))) : [];
   const model = await loadNodeWhisper(process.env.MODEL ?? 'whisper-tiny');
   const beams = firstPassBeams(process.env.MODEL ?? 'whisper-tiny');
+  const engine = process.env.ENGINE === '1' ? await startNodeEngine((process.env.MODEL ?? 'whisper-tiny') as Parameters<typeof startNodeEngine>[0]) : null;
   const scorer = createScorer(JSON.parse(readFileSync('public/models/whisper-tiny/normalizer.json', 'utf8')));
   const stats = new Map(
     conditions.map((c) => [c, { hits: 0, terms: 0, wer: [] as ClipErrors[], insertions: 0, phraseClipInsertions: 0, unrelatedWer: [] as ClipErrors[], unrelatedAudioS: 0, seconds: 0 }]),
   );
+  /**
+   * Adds one decoded text to a condition's counts. `heardS`: the seconds the decoding heard; `reference`:
+   * what was said in them, if known, else `unbiased` (the first pass's text) stands in when counting insertions.
+   */
+  type Counts = typeof stats extends Map<string, infer S> ? S : never;
+  const score = (st: Counts, clip: Clip, heardS: number, reference: string | null, text: string, unbiased: string | null, seconds: number) => {
+    st.seconds += seconds;
+    if (clip.kind === 'unrelated') {
+      st.unrelatedAudioS += heardS;
+      st.insertions += falseInsertions(text, reference ?? unbiased ?? '', phrases);
+      if (reference) st.unrelatedWer.push(scorer.score(reference, text, 'en'));
+    } else {
+      for (const term of clip.must_contain ?? []) {
+        st.terms++;
+        if (occurrences(text, term) > 0) st.hits++;
+      }
+      if (reference) st.wer.push(scorer.score(reference, text, 'en'));
+      // a listed phrase written where the reference has none (another clip's term, a made-up name)
+      if (clip.text) st.phraseClipInsertions += falseInsertions(text, clip.text, phrases);
+    }
+  };
   for (const clip of [...selected, ...unrelated]) {
     const audio = readAudio(clip.eval_path ? join(EVAL_DIR, clip.eval_path) : join(dir, clip.file));
+    if (engine) {
+      const line: string[] = [];
+      for (const cond of conditions) {
+        const strength = cond === 'off' ? 0 : Number(/^S([\d.]+)$/.exec(cond)?.[1] ?? NaN);
+        if (Number.isNaN(strength)) throw new Error(`ENGINE=1 takes off and S<x> only, not ${cond}`);
+        const t0 = performance.now();
+        const decoding = beams === 5 ? 'accurate' : 'fast';
+        const result = await engine.transcribe(audio, { encoderWindow: 'fit', decoding }, { phrases, biasStrength: strength });
+        const text = result.segments.map((seg) => seg.text.trim()).join(' ');
+        score(stats.get(cond)!, clip, audio.length / 16_000, clip.text, text, null, (performance.now() - t0) / 1000);
+        line.push(`${cond}: ${text}`);
+      }
+      log(`${clip.file}\n  ${line.join('\n  ')}`);
+      continue;
+    }
     const enc = await encodeClip(model, audio);
     const opts = { language: 'en', wantAttention: false, audioSeconds: enc.seconds };
     const textOf = (gen: Awaited<ReturnType<typeof decodeWindow>>) => model.vocab.decode(gen.tokens.map((t) => t.id)).trim();
@@ -98,28 +140,13 @@ it('phrase biasing: recall, WER, false insertions', async () => {
           })
         : first;
       const text = textOf(gen);
-      const st = stats.get(cond)!;
-      st.seconds += firstSeconds + (performance.now() - t0) / 1000;
-      if (clip.kind === 'unrelated') {
-        st.unrelatedAudioS += heardSeconds(audio.length / 16_000);
-        // one window is decoded: a longer clip's transcript covers more than was heard (insertions only)
-        const reference = windowReference(clip.text, audio.length / 16_000);
-        st.insertions += falseInsertions(text, reference ?? textOf(first), phrases);
-        if (reference) st.unrelatedWer.push(scorer.score(reference, text, 'en'));
-      } else {
-        for (const term of clip.must_contain ?? []) {
-          st.terms++;
-          if (occurrences(text, term) > 0) st.hits++;
-        }
-        const reference = windowReference(clip.text, audio.length / 16_000);
-        if (reference) st.wer.push(scorer.score(reference, text, 'en'));
-        // a listed phrase written where the reference has none (another clip's term, a made-up name)
-        if (clip.text) st.phraseClipInsertions += falseInsertions(text, clip.text, phrases);
-      }
+      const seconds = audio.length / 16_000;
+      score(stats.get(cond)!, clip, heardSeconds(seconds), windowReference(clip.text, seconds), text, textOf(first), firstSeconds + (performance.now() - t0) / 1000);
       line.push(`${cond}: ${text}${compared}`);
     }
     log(`${clip.file}\n  ${line.join('\n  ')}`);
   }
+  await engine?.close();
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   log(`model ${process.env.MODEL ?? 'whisper-tiny'}, first pass ${beams} beam(s), set ${real ? `real speech (${process.env.HALF ?? 'both'} half)` : 'flite'}, voices ${voices?.join(',') ?? 'all'}, ${unrelated.length} English clips of ../shared/eval as unrelated audio`);
   log('condition | term recall | WER (phrase clips) | WER (unrelated) | false insertions (unrelated audio) | false insertions (phrase clips) | decode s');
