@@ -13,7 +13,7 @@
  *
  * Usage:
  *   node scripts/measure-long-transcription.mjs --model=whisper-base --door=js|v1 --format=wav|mp3|opus|m4a
- *        [--minutes=60] [--abort-after=SECONDS] [--out=FILE.jsonl]
+ *        [--minutes=60] [--abort-after=SECONDS] [--load-only] [--chromium-args='…'] [--out=FILE.jsonl]
  * --door=js: `createTranscriber({ model }).transcribe(blob, params)` in the page (the file as a Blob, as
  *   a user's File arrives).
  * --door=v1: the e2e app (test/e2e/app, `?model=`) hosts the engine and registers the service worker;
@@ -25,6 +25,10 @@
  *   such, never as a transcription).
  * --config=JSON: more createTranscriber options for the JS door, e.g. '{"decoding":"fast"}' or
  *   '{"numThreads":1}', to see what a part of the engine's memory is (not the default: say so).
+ * --load-only: the JS door loads the models (`transcriber.load()`), waits 6 s and stops: the memory of
+ *   the load alone, with no audio decoded or transcribed.
+ * --chromium-args='…': more Chromium flags, space-separated, e.g. '--js-flags=--liftoff-only' to see what
+ *   WebAssembly tier-up compilation adds to the peak.
  *
  * Memory: a fresh browser per run. Just before the file is fetched, each renderer's peak resident set
  * (VmHWM) is reset to its current resident set through /proc/PID/clear_refs where the kernel allows it,
@@ -49,9 +53,12 @@ const minutes = Number(arg('minutes', '60'));
 const abortAfter = arg('abort-after') ? Number(arg('abort-after')) : null;
 const outFile = arg('out');
 const extraConfig = JSON.parse(process.argv.find((a) => a.startsWith('--config='))?.slice('--config='.length) ?? '{}');
+const loadOnly = process.argv.includes('--load-only');
+const chromiumArgs = (process.argv.find((a) => a.startsWith('--chromium-args='))?.slice('--chromium-args='.length) ?? '').split(' ').filter(Boolean);
 const OUT = resolve(process.env.MEASURE_AUDIO_DIR ?? '/tmp/localscribe-long-speech');
 const QUERY = 'language=en&include_timestamps=true&include_words=true';
 const API_KEY = 'measure-long-key-0123456789abcdef';
+if (loadOnly && door !== 'js') throw new Error('--load-only takes --door=js');
 if (!['js', 'v1'].includes(door) || !['wav', 'mp3', 'opus', 'm4a'].includes(format)) {
   throw new Error('usage: --door=js|v1 --format=wav|mp3|opus|m4a (see the comment at the top)');
 }
@@ -176,7 +183,7 @@ const row = { model, door, format, ...(Object.keys(extraConfig).length && { conf
   // The dev server serves the working tree: say which commit, and which files differed from it.
   head: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim(),
   dirty: execFileSync('git', ['diff', '--name-only', 'HEAD', '--', 'src', 'engine'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean) };
-const browser = await chromium.launch(chromiumLaunchOptions);
+const browser = await chromium.launch({ ...chromiumLaunchOptions, args: [...chromiumLaunchOptions.args, ...chromiumArgs] });
 let sampler;
 try {
   const page = await browser.newPage();
@@ -225,7 +232,7 @@ try {
     }
   }, 2000);
 
-  const result = await page.evaluate(async ({ url, api, model, door, query, key, abortAfter, extraConfig }) => {
+  const result = await page.evaluate(async ({ url, api, model, door, query, key, abortAfter, extraConfig, loadOnly }) => {
     const blob = await (await fetch(url)).blob();
     const t0 = performance.now();
     const controller = new AbortController();
@@ -245,6 +252,11 @@ try {
           },
         });
         try {
+          if (loadOnly) {
+            await t.load();
+            await new Promise((done) => setTimeout(done, 6000));
+            return { ok: true, ms: performance.now() - t0, json: null };
+          }
           const transcript = await t.transcribe(blob, new URLSearchParams(query), { signal: controller.signal });
           return { ok: true, ms: performance.now() - t0, json: JSON.stringify(transcript) };
         } finally {
@@ -263,7 +275,7 @@ try {
       return { ok: false, ms: performance.now() - t0, error: String(err) };
     }
   }, {
-    url: `/__long/${fileName}`, api: `/@fs${join(ROOT, 'src/index.ts')}`, model, door, query: QUERY, key: API_KEY, abortAfter, extraConfig,
+    url: `/__long/${fileName}`, api: `/@fs${join(ROOT, 'src/index.ts')}`, model, door, query: QUERY, key: API_KEY, abortAfter, extraConfig, loadOnly,
   });
   clearInterval(sampler);
 
@@ -274,18 +286,20 @@ try {
     ...(result.error && { error: result.error }),
     ...(door === 'v1' && { status: result.status, contentType: result.contentType, headersS: +(result.headersMs / 1000).toFixed(1) }),
     wallS: +(result.ms / 1000).toFixed(1),
-    rtf: +(result.ms / 1000 / (minutes * 60)).toFixed(3),
+    rtf: loadOnly ? null : +(result.ms / 1000 / (minutes * 60)).toFixed(3),
     peakRendererMBAboveIdle: Math.round(Math.max(...peaks.map((p) => p.above))),
     peakSumRenderersMBAboveIdle: Math.round(sumPeak),
     peakSumAtS: Math.round(sumPeakAt),
     idleRendererMB: Object.values(idle).map(Math.round),
     hwmReset,
     abortAfterS: abortAfter,
+    ...(loadOnly && { loadOnly }),
+    ...(chromiumArgs.length > 0 && { chromiumArgs }),
     loadAfter: loadAverage(),
   });
   if (result.json && result.ok) Object.assign(row, check(result.json));
   // Named by everything that varies, so a short check never overwrites an hour's transcript.
-  const tag = `${model}-${door}-${format}-${minutes}m${abortAfter === null ? '' : `-abort${abortAfter}s`}${Object.keys(extraConfig).length ? `-${Object.values(extraConfig).join('-')}` : ''}`;
+  const tag = `${model}-${door}-${format}-${minutes}m${loadOnly ? '-load-only' : ''}${abortAfter === null ? '' : `-abort${abortAfter}s`}${Object.keys(extraConfig).length ? `-${Object.values(extraConfig).join('-')}` : ''}`;
   if (result.json) writeFileSync(join(OUT, `transcript-${tag}.json`), result.json);
   writeFileSync(join(OUT, `memory-${tag}.json`), JSON.stringify(series));
   if (result.json && !result.ok) row.body = result.json.slice(0, 500);
