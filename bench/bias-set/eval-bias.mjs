@@ -1,5 +1,8 @@
 /**
- * `npm run eval -- --bias [--model whisper-tiny,whisper-base] [--voices slt,kal] [--strengths 0,0.45,1] [--en 0|1] [--set flite|real] [--half tune|report]`
+ * `npm run eval -- --bias [--model whisper-tiny,whisper-base] [--voices slt,kal] [--strengths 0,0.45,1] [--en 0|1] [--set flite|real] [--half tune|report] [--one-window]`
+ *
+ * Phrases are measured through the worker's Engine in Node (phrases.measure.ts ENGINE=1: whole requests,
+ * as users send them); `--one-window` decodes one full 30 s window per clip instead, the older mode.
  *
  * `--set real`: the real-speech set (real-speech.json: rare words of ../shared/eval/en and ../shared/dev/en that
  * Whisper missed unbiased), its terms' `--half` only (default both), instead of the flite voices and their codes.
@@ -17,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
-export const BIAS_USAGE = `npm run eval -- --bias [--model whisper-tiny,whisper-base] [--voices slt,kal] [--strengths 0,0.45,1] [--en 0|1] [--set flite|real] [--half tune|report]`;
+export const BIAS_USAGE = `npm run eval -- --bias [--model whisper-tiny,whisper-base] [--voices slt,kal] [--strengths 0,0.45,1] [--en 0|1] [--set flite|real] [--half tune|report] [--one-window]`;
 
 /** `options`: parsed by bench/lib/args.ts parseRunnerOptions (bench/eval.mjs) with BIAS_USAGE. */
 export function runBiasEval(options) {
@@ -40,6 +43,7 @@ export function runBiasEval(options) {
         EN: withEn && vi === 0 ? '1' : '0',
         UNRELATED: vi === 0 ? '1' : '0',
         LOG: log,
+        ...(options.get('one-window') === undefined ? { ENGINE: '1' } : {}),
         ...(real ? { SET: 'real', ...(options.get('half') ? { HALF: options.get('half') } : {}) } : {}),
       };
       for (const file of real ? ['phrases.measure.ts'] : ['phrases.measure.ts', 'patterns.measure.ts']) {
