@@ -7,9 +7,8 @@ const here = (path) => new URL(path, import.meta.url).pathname;
 if (process.argv.includes('--bias')) {
   const { module: args } = await runnerImport(here('./lib/args.ts'));
   const { BIAS_USAGE, runBiasEval } = await import('./bias-set/eval-bias.mjs');
-  const argv = process.argv.slice(2).filter((a) => a !== '--bias' && a !== '--one-window');
-  const options = args.parseRunnerOptions(argv, ['model', 'voices', 'strengths', 'en', 'set', 'half'], BIAS_USAGE);
-  if (typeof options !== 'number' && process.argv.includes('--one-window')) options.set('one-window', 'true');
+  const argv = process.argv.slice(2).filter((a) => a !== '--bias');
+  const options = args.parseRunnerOptions(argv, ['model', 'voices', 'strengths', 'en', 'set', 'half'], BIAS_USAGE, ['one-window']);
   process.exit(typeof options === 'number' ? options : runBiasEval(options));
 }
 // `npm run eval -- --report [...]`: issue 31's table of both libraries per set and model (bench/report.ts).

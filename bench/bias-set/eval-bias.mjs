@@ -43,7 +43,7 @@ export function runBiasEval(options) {
         EN: withEn && vi === 0 ? '1' : '0',
         UNRELATED: vi === 0 ? '1' : '0',
         LOG: log,
-        ...(options.get('one-window') === undefined ? { ENGINE: '1' } : {}),
+        ...(options.has('one-window') ? {} : { ENGINE: '1' }),
         ...(real ? { SET: 'real', ...(options.get('half') ? { HALF: options.get('half') } : {}) } : {}),
       };
       for (const file of real ? ['phrases.measure.ts'] : ['phrases.measure.ts', 'patterns.measure.ts']) {

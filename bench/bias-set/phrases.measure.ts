@@ -28,6 +28,7 @@ import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
 import { madeUpPhrases } from './phrase-list';
 import { log } from './progress-log';
 import { startNodeEngine } from '../lib/node-engine';
+import type { Decoding, ModelName } from '../../engine/protocol';
 
 interface Clip {
   file: string;
@@ -55,8 +56,8 @@ function realSpeechSet(half: string | undefined): { dir: string; clips: Clip[]; 
   return { dir: dirname(EVAL_DIR), clips, phrases: set.clips.flatMap((c) => c.terms.map((t) => t.term)) };
 }
 
-/** The unbiased pass's beams: the engine's default per model (src/transcriber.ts resolveDecoding) unless DECODING says. */
-const firstPassBeams = (model: string) => ((process.env.DECODING ?? (model === 'whisper-base' ? 'accurate' : 'fast')) === 'accurate' ? 5 : 1);
+/** The unbiased pass's decoding: the engine's default per model (src/transcriber.ts resolveDecoding) unless DECODING says. */
+const firstPassDecoding = (model: string) => (process.env.DECODING ?? (model === 'whisper-base' ? 'accurate' : 'fast')) as Decoding;
 
 it('phrase biasing: recall, WER, false insertions', async () => {
   const real = process.env.SET === 'real' ? realSpeechSet(process.env.HALF) : null;
@@ -71,9 +72,12 @@ it('phrase biasing: recall, WER, false insertions', async () => {
   const phrases = [...setPhrases, ...madeUpPhrases(Number(process.env.LIST ?? 250) - setPhrases.length)];
   const held = new Set(clips.map((c) => c.eval_path));
   const unrelated: Clip[] = process.env.EN !== '0' ? unrelatedRecordings(only).filter((c) => !held.has(join('..', 'eval', c.eval_path))) : [];
-  const model = await loadNodeWhisper(process.env.MODEL ?? 'whisper-tiny');
-  const beams = firstPassBeams(process.env.MODEL ?? 'whisper-tiny');
-  const engine = process.env.ENGINE === '1' ? await startNodeEngine((process.env.MODEL ?? 'whisper-tiny') as Parameters<typeof startNodeEngine>[0]) : null;
+  const modelName = (process.env.MODEL ?? 'whisper-tiny') as ModelName;
+  const decoding = firstPassDecoding(modelName);
+  const beams = decoding === 'accurate' ? 5 : 1;
+  // one of the two: the worker's whole Engine, or the model alone for the one-window mode
+  const engine = process.env.ENGINE === '1' ? await startNodeEngine(modelName) : null;
+  const model = engine ? null : await loadNodeWhisper(modelName);
   const scorer = createScorer(JSON.parse(readFileSync('public/models/whisper-tiny/normalizer.json', 'utf8')));
   const stats = new Map(
     conditions.map((c) => [c, { hits: 0, terms: 0, wer: [] as ClipErrors[], insertions: 0, phraseClipInsertions: 0, unrelatedWer: [] as ClipErrors[], unrelatedAudioS: 0, seconds: 0 }]),
@@ -107,7 +111,6 @@ it('phrase biasing: recall, WER, false insertions', async () => {
         const strength = cond === 'off' ? 0 : Number(/^S([\d.]+)$/.exec(cond)?.[1] ?? NaN);
         if (Number.isNaN(strength)) throw new Error(`ENGINE=1 takes off and S<x> only, not ${cond}`);
         const t0 = performance.now();
-        const decoding = beams === 5 ? 'accurate' : 'fast';
         const result = await engine.transcribe(audio, { encoderWindow: 'fit', decoding }, { phrases, biasStrength: strength });
         const text = result.segments.map((seg) => seg.text.trim()).join(' ');
         score(stats.get(cond)!, clip, audio.length / 16_000, clip.text, text, null, (performance.now() - t0) / 1000);
@@ -116,6 +119,7 @@ it('phrase biasing: recall, WER, false insertions', async () => {
       log(`${clip.file}\n  ${line.join('\n  ')}`);
       continue;
     }
+    if (!model) throw new Error('the one-window mode runs the model itself');
     const enc = await encodeClip(model, audio);
     const opts = { language: 'en', wantAttention: false, audioSeconds: enc.seconds };
     const textOf = (gen: Awaited<ReturnType<typeof decodeWindow>>) => model.vocab.decode(gen.tokens.map((t) => t.id)).trim();

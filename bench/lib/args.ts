@@ -28,10 +28,10 @@ export const splitList = (value: string): string[] =>
  * A runner's options with --help and usage errors handled: the options, or the exit code when there is
  * nothing to run (0 after --help, 2 after a usage error). Sets STS_EVAL_DIR from --data.
  */
-export function parseRunnerOptions(argv: readonly string[], known: readonly string[], usage: string): Map<string, string> | number {
+export function parseRunnerOptions(argv: readonly string[], known: readonly string[], usage: string, flags: readonly string[] = []): Map<string, string> | number {
   let options: Map<string, string>;
   try {
-    options = parseArgs(argv, known, ['help']);
+    options = parseArgs(argv, known, ['help', ...flags]);
   } catch (error) {
     console.error(`${(error as Error).message}\n\n${usage}`);
     return 2;

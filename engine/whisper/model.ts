@@ -261,6 +261,7 @@ export class WhisperModel {
   private async crossCache(encoded: EncodedWindow): Promise<CrossCache> {
     const layers = Array.from({ length: this.dims.layers }, (_, l) => l);
     const fetches = layers.flatMap((l) => [`present.${l}.encoder.key`, `present.${l}.encoder.value`]);
+    // the branch reads the hidden states alone: one token fills the inputs it no longer uses
     const out = await this.runDecoder([this.vocab.eot], null, null, encoded.hidden, 0, sequenceLayout(0, 1), fetches);
     const cross = { keys: layers.map((l) => out[`present.${l}.encoder.key`]!), values: layers.map((l) => out[`present.${l}.encoder.value`]!) };
     this.crossCaches.set(encoded, cross);
