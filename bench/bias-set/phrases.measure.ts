@@ -20,7 +20,8 @@ import { it } from 'vitest';
 import { dirname } from 'node:path';
 import { EVAL_DIR } from '../../config/paths';
 import { decodeWindow } from '../../engine/decoding/fallback';
-import { biasPlan, decodeWithPhrases, occurrences } from '../../engine/biasing/phrases/phrase-pass';
+import { biasPlan, decodeWithPhrases } from '../../engine/biasing/phrases/phrase-pass';
+import { occurrences } from '../../engine/biasing/phrases/hunks';
 import { createScorer, errorRate, type ClipErrors } from '../score/error-rate';
 import { generateBiasSet } from './generate.mjs';
 import { falseInsertions, heardSeconds, unrelatedRecordings, windowReference } from './unrelated-recordings';
@@ -140,7 +141,7 @@ it('phrase biasing: recall, WER, false insertions', async () => {
       const gen = plan
         ? await decodeWithPhrases(model, enc.encoded, opts, first, phrases, plan, (c) => {
             const lost = c.lost.length > 0 ? `, lost ${c.lost.join(', ')}` : '';
-            compared += ` [${c.how}: ${c.gained.join(', ')}${lost}: cost ${c.cost.toFixed(1)} vs credit ${c.credit.toFixed(2)}/phrase; biased: ${c.biasedText.trim()}]`;
+            compared += ` [${c.how}: ${c.gained.join(', ')}${lost}${c.unpaid.length ? ` (unpaid: ${c.unpaid.join(', ')})` : ''}: cost ${c.cost.toFixed(1)} vs credit ${c.credit.toFixed(2)}/phrase; biased: ${c.biasedText.trim()}]`;
           })
         : first;
       const text = textOf(gen);

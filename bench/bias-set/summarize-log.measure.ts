@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { it } from 'vitest';
-import { occurrences } from '../../engine/biasing/phrases/phrase-pass';
+import { occurrences } from '../../engine/biasing/phrases/hunks';
 import { createScorer, errorRate, type ClipErrors } from '../score/error-rate';
 import { generateBiasSet } from './generate.mjs';
 import { madeUpPhrases } from './phrase-list';

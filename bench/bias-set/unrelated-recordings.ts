@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EVAL_DIR } from '../../config/paths';
-import { occurrences } from '../../engine/biasing/phrases/phrase-pass';
+import { occurrences } from '../../engine/biasing/phrases/hunks';
 
 export interface UnrelatedRecording {
   file: string;

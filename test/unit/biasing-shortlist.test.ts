@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { occurrences, phrasesGained, phrasesLost } from '../../engine/biasing/phrases/phrase-pass';
+import { occurrences, phrasesGained, phrasesLost } from '../../engine/biasing/phrases/hunks';
 import { rankPhrases, soundKey, soundMatch } from '../../engine/biasing/phrases/shortlist';
 import { madeUpPhrases } from '../../bench/bias-set/phrase-list';
 

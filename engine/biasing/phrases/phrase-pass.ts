@@ -5,6 +5,7 @@ import { PARAM_LIMITS } from '../../../src/api/params';
 import { DEFAULT_BIAS_STRENGTH } from '../../protocol';
 import { createBiasProcessor } from './processor';
 import { MAX_PROMPT_PHRASES, phrasePrompt, promptForPhrases } from './prompt';
+import { hunks, normalized, occurrences, phrasesGained, phrasesLost, withHunks, type Hunk, type ScoredIds } from './hunks';
 import { rankPhrases } from './shortlist';
 import { passWords, sameSoundPhrases, splicePhrase, unsureStretches, type PassWords } from './splice';
 
@@ -71,6 +72,8 @@ export interface PhraseComparison {
   credit: number;
   biasedText: string;
   how: string;
+  /** Phrases it gained that did not pay for themselves where they were written. */
+  unpaid: string[];
 }
 
 /**
@@ -82,7 +85,9 @@ export interface PhraseComparison {
  *    that boosts tokens extending one (an abandoned partial match gives its boost back): the proposal;
  * 3. each candidate is also written over the words that sound most like it: the splices;
  * 4. every proposal or splice is scored by the model without the prompt, and the likeliest once credited
- *    per phrase it gained (and debited per listed phrase it lost) is kept if it beats the first pass.
+ *    per phrase it gained (and debited per listed phrase it lost) is kept if it beats the first pass; each
+ *    place where it differs must pay for the phrases written there (hunks.ts), and a proposal where some
+ *    do not is weighed again with only those that do.
  * bias_strength is the one knob: it sets the boost and the credit.
  */
 export async function decodeWithPhrases(
@@ -108,27 +113,50 @@ export async function decodeWithPhrases(
   const frame = { language: opts.language, ...(opts.promptIds ? { promptIds: opts.promptIds } : {}) };
   // a name among N listed is a priori N/250 times less likely the one spoken
   const credit = plan.credit - listSurcharge(phrases.length);
-  let firstScore: number | null = null;
-  let best: { ids: number[]; logprobs: number[]; credited: number } | null = null;
-  for (const t of tries) {
-    const text = vocab.decode(t.ids.filter((id) => vocab.isText(id)));
+  const firstIds = ids(first.tokens);
+  let firstScored: ScoredIds | null = null;
+  let best: Weighed | null = null;
+  const weigh = async (t: Candidate, whole: boolean): Promise<void> => {
+    const text = textOf(vocab, t.ids.map((id) => ({ id })));
     const gained = phrasesGained(firstText, text, candidates);
-    if (gained.length === 0) continue;
+    if (gained.length === 0) return;
     const lost = phrasesLost(firstText, text, held);
     opts.checkpoint?.();
-    firstScore ??= sum(await model.score(encoded, frame, ids(first.tokens)));
+    firstScored ??= { ids: firstIds, logprobs: await model.score(encoded, frame, firstIds) };
     const logprobs = await model.score(encoded, frame, t.ids);
-    onCompare?.({ gained, lost, cost: firstScore - sum(logprobs), credit: credit * t.share, biasedText: text, how: t.how });
-    const credited = sum(logprobs) + credit * (t.share * gained.length - lost.length);
-    if (credited > firstScore && (!best || credited > best.credited)) best = { ids: t.ids, logprobs, credited };
-  }
+    const places = hunks(vocab, firstScored, { ids: t.ids, logprobs }, candidates, held);
+    // every phrase pays for itself where it was written: a credit summed over the candidate would let one
+    // true name pay for a false one, or for words it broke elsewhere
+    const pays = (h: Hunk) => h.cost <= credit * (t.share * h.gained.length - h.lost.length);
+    const gaining = places.filter((h) => h.gained.length > 0);
+    const paying = gaining.filter(pays);
+    const cost = sum(firstScored.logprobs) - sum(logprobs);
+    onCompare?.({ gained, lost, cost, credit: credit * t.share, biasedText: text, how: t.how, unpaid: gaining.filter((h) => !pays(h)).flatMap((h) => h.gained) });
+    if (paying.length === gaining.length) {
+      const credited = -cost + credit * (t.share * gained.length - lost.length);
+      if (credited > 0 && (!best || credited > best.credited)) best = { ids: t.ids, logprobs, credited };
+    } else if (whole && paying.length > 0) {
+      // only the places that pay, written into the first pass, weighed again
+      const pruned = withHunks(firstIds, t.ids, paying);
+      if (timestampsInOrder(vocab, pruned)) await weigh({ ids: pruned, how: `${t.how}, paying places only`, share: t.share }, false);
+    }
+  };
+  for (const t of tries) await weigh(t, true);
   if (!best) return first;
-  const tokens = best.ids.map((id, i) => ({ id, logprob: best.logprobs[i]! }));
-  const kept: Generation = { ...first, tokens, avgLogprob: sum(best.logprobs) / best.logprobs.length, looped: false, attention: null };
+  const won: Weighed = best;
+  const tokens = won.ids.map((id, i) => ({ id, logprob: won.logprobs[i]! }));
+  const kept: Generation = { ...first, tokens, avgLogprob: sum(won.logprobs) / won.logprobs.length, looped: false, attention: null };
   if (!opts.wantAttention) return kept;
   // aligned as it was scored: without the phrase prompt
   const f = model.framing(encoded, opts);
-  return { ...kept, attention: await model.attentionRows(encoded, f.prompt, best.ids, endedWithEot(best.ids, vocab, f)) };
+  return { ...kept, attention: await model.attentionRows(encoded, f.prompt, won.ids, endedWithEot(won.ids, vocab, f)) };
+}
+
+interface Weighed {
+  ids: number[];
+  logprobs: number[];
+  /** Its log-probability over the first pass's, plus the credit for what it gained. */
+  credited: number;
 }
 
 interface Candidate {
@@ -177,6 +205,12 @@ async function proposal(
 function forcedUntil(pass: PassWords): number {
   const first = pass.sureness.findIndex((s) => s < UNSURE);
   return first > 0 ? pass.words[first - 1]!.start : 0;
+}
+
+/** Whether the timestamps of `tokens` never go back: a pass mended in some places only must stay one. */
+function timestampsInOrder(vocab: WhisperModel['vocab'], tokens: readonly number[]): boolean {
+  const times = tokens.filter((id) => vocab.isTimestamp(id));
+  return times.every((id, i) => i === 0 || id >= times[i - 1]!);
 }
 
 /** Each candidate written over the unsure (or same-sounding) words most like it, the SPLICES_SCORED most alike. */
@@ -276,23 +310,3 @@ function textIds(vocab: WhisperModel['vocab'], tokens: readonly { id: number }[]
 
 const textOf = (vocab: WhisperModel['vocab'], tokens: readonly { id: number }[]) => vocab.decode(textIds(vocab, tokens));
 
-const normalized = (s: string) => ` ${s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()} `;
-
-/** The `phrases` that `text` holds more often than `before`. */
-export function phrasesGained(before: string, text: string, phrases: readonly string[]): string[] {
-  return phrases.filter((p) => occurrences(text, p) > occurrences(before, p));
-}
-
-/**
- * The `phrases` that `text` holds less often than `before`: a candidate is debited for each, or one that
- * gained a name by turning another listed name into other words would win on the gain alone.
- */
-export function phrasesLost(before: string, text: string, phrases: readonly string[]): string[] {
-  return phrases.filter((p) => occurrences(text, p) < occurrences(before, p));
-}
-
-/** Whole-word occurrences of `phrase` in `text`, ignoring case and punctuation. */
-export function occurrences(text: string, phrase: string): number {
-  const p = normalized(phrase);
-  return p.trim() ? normalized(text).split(p).length - 1 : 0;
-}

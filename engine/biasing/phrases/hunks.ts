@@ -1,0 +1,133 @@
+import { diffArrays } from 'diff';
+
+/** A decoding scored token by token (teacher-forced, without the phrase prompt). */
+export interface ScoredIds {
+  ids: readonly number[];
+  logprobs: readonly number[];
+}
+
+/** One place where a candidate differs from the first pass. */
+export interface Hunk {
+  /** The first pass's tokens [start, end) that the candidate replaces here. */
+  first: [number, number];
+  /** The candidate's tokens [start, end) written in their place. */
+  candidate: [number, number];
+  /**
+   * Log-probability the candidate loses here: its tokens against the first pass's, plus the unchanged
+   * tokens after them up to the next difference, which the change gave another context.
+   */
+  cost: number;
+  /** Listed phrases the candidate holds once more than the first pass from here on. */
+  gained: string[];
+  /** Listed phrases it holds once less. */
+  lost: string[];
+}
+
+interface TextVocabulary {
+  decode(ids: readonly number[]): string;
+  isText(id: number): boolean;
+}
+
+/**
+ * The places where `candidate` differs from `first` (a token diff), each with its own cost and the phrases
+ * it gains or loses, so that every phrase can be made to pay for itself: a credit per phrase gained, summed
+ * over a candidate, would otherwise let one true name pay for words broken elsewhere.
+ */
+export function hunks(vocab: TextVocabulary, first: ScoredIds, candidate: ScoredIds, gainable: readonly string[], losable: readonly string[]): Hunk[] {
+  const found: Hunk[] = [];
+  let f = 0;
+  let c = 0;
+  for (const part of diffArrays([...first.ids], [...candidate.ids])) {
+    const n = part.count ?? part.value.length;
+    let open = found[found.length - 1];
+    if (!part.added && !part.removed) {
+      // unchanged tokens after a difference: their log-probability moved with the context it changed
+      if (open) for (let i = 0; i < n; i++) open.cost += first.logprobs[f + i]! - candidate.logprobs[c + i]!;
+      f += n;
+      c += n;
+      continue;
+    }
+    if (!open || open.first[1] !== f || open.candidate[1] !== c) {
+      open = { first: [f, f], candidate: [c, c], cost: 0, gained: [], lost: [] };
+      found.push(open);
+    }
+    if (part.removed) {
+      for (let i = 0; i < n; i++) open.cost += first.logprobs[f + i]!;
+      f += n;
+      open.first[1] = f;
+    } else {
+      for (let i = 0; i < n; i++) open.cost -= candidate.logprobs[c + i]!;
+      c += n;
+      open.candidate[1] = c;
+    }
+  }
+  const merged = mergeChance(found);
+  // a phrase counts where the candidate's text up to the next difference first holds it once more
+  const text = (s: ScoredIds, end: number) => vocab.decode(s.ids.slice(0, end).filter((id) => vocab.isText(id)));
+  let before = { gained: new Map<string, number>(), lost: new Map<string, number>() };
+  merged.forEach((h, k) => {
+    const next = merged[k + 1];
+    const firstText = text(first, next ? next.first[0] : first.ids.length);
+    const candidateText = text(candidate, next ? next.candidate[0] : candidate.ids.length);
+    const now = {
+      gained: new Map(gainable.map((p) => [p, occurrences(candidateText, p) - occurrences(firstText, p)])),
+      lost: new Map(losable.map((p) => [p, occurrences(firstText, p) - occurrences(candidateText, p)])),
+    };
+    h.gained = gainable.filter((p) => now.gained.get(p)! > Math.max(0, before.gained.get(p) ?? 0));
+    h.lost = losable.filter((p) => now.lost.get(p)! > Math.max(0, before.lost.get(p) ?? 0));
+    before = now;
+  });
+  return merged;
+}
+
+const size = (h: Hunk) => Math.max(h.first[1] - h.first[0], h.candidate[1] - h.candidate[0]);
+
+/**
+ * Neighbouring changes joined where the tokens left alone between them are no more than either change
+ * (the semantic cleanup of diff-match-patch): a rewritten stretch keeps a " the" or a comma by chance, and
+ * a token diff would cut "the good thing. Pity the" -> "niggarding, pity the" into an insertion and a
+ * deletion that gain nothing each.
+ */
+function mergeChance(found: Hunk[]): Hunk[] {
+  const out: Hunk[] = [];
+  for (const h of found) {
+    const last = out[out.length - 1];
+    if (last && h.first[0] - last.first[1] <= Math.min(size(last), size(h))) {
+      out[out.length - 1] = { ...last, first: [last.first[0], h.first[1]], candidate: [last.candidate[0], h.candidate[1]], cost: last.cost + h.cost };
+    } else out.push(h);
+  }
+  return out;
+}
+
+/** `first` with only the `kept` hunks of `candidate` written into it. */
+export function withHunks(first: readonly number[], candidate: readonly number[], kept: readonly Hunk[]): number[] {
+  const out: number[] = [];
+  let f = 0;
+  for (const h of kept) {
+    out.push(...first.slice(f, h.first[0]), ...candidate.slice(h.candidate[0], h.candidate[1]));
+    f = h.first[1];
+  }
+  return [...out, ...first.slice(f)];
+}
+
+/** `s` lower-cased, its punctuation spaces, with a space at each end: whole words match as substrings. */
+export const normalized = (s: string) => ` ${s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()} `;
+
+/** The `phrases` that `text` holds more often than `before`. */
+export function phrasesGained(before: string, text: string, phrases: readonly string[]): string[] {
+  return phrases.filter((p) => occurrences(text, p) > occurrences(before, p));
+}
+
+/**
+ * The `phrases` that `text` holds less often than `before`: a candidate is debited for each, or one that
+ * gained a name by turning another listed name into other words would win on the gain alone.
+ */
+export function phrasesLost(before: string, text: string, phrases: readonly string[]): string[] {
+  return phrases.filter((p) => occurrences(text, p) < occurrences(before, p));
+}
+
+/** Whole-word occurrences of `phrase` in `text`, ignoring case and punctuation. */
+export function occurrences(text: string, phrase: string): number {
+  const p = normalized(phrase);
+  return p.trim() ? normalized(text).split(p).length - 1 : 0;
+}
