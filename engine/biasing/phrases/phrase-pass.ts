@@ -130,9 +130,10 @@ export async function decodeWithPhrases(
     const pays = (h: Hunk) => h.cost <= credit * (t.share * h.gained.length - h.lost.length);
     const gaining = places.filter((h) => h.gained.length > 0);
     const paying = gaining.filter(pays);
+    const unpaid = gaining.filter((h) => !paying.includes(h));
     const cost = sum(firstScored.logprobs) - sum(logprobs);
-    onCompare?.({ gained, lost, cost, credit: credit * t.share, biasedText: text, how: t.how, unpaid: gaining.filter((h) => !pays(h)).flatMap((h) => h.gained) });
-    if (paying.length === gaining.length) {
+    onCompare?.({ gained, lost, cost, credit: credit * t.share, biasedText: text, how: t.how, unpaid: unpaid.flatMap((h) => h.gained) });
+    if (unpaid.length === 0) {
       const credited = -cost + credit * (t.share * gained.length - lost.length);
       if (credited > 0 && (!best || credited > best.credited)) best = { ids: t.ids, logprobs, credited };
     } else if (whole && paying.length > 0) {
