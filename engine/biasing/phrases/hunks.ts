@@ -85,8 +85,8 @@ const size = (h: Hunk) => Math.max(h.first[1] - h.first[0], h.candidate[1] - h.c
 /**
  * Neighbouring changes joined where the tokens left alone between them are no more than either change
  * (the semantic cleanup of diff-match-patch): a rewritten stretch keeps a " the" or a comma by chance, and
- * a token diff would cut "the good thing. Pity the" -> "niggarding, pity the" into an insertion and a
- * deletion that gain nothing each.
+ * a token diff would cut one replacement there into an insertion and a deletion, neither holding the
+ * phrase whole.
  */
 function mergeChance(found: Hunk[]): Hunk[] {
   const out: Hunk[] = [];
