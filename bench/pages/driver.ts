@@ -9,6 +9,8 @@ export interface LoadOptions {
   /** Ours only: the encoder window ('full' 30 s or 'fit'); absent = the library's default. */
   encoderWindow?: 'fit' | 'full';
   decoding?: 'fast' | 'accurate';
+  /** onnxruntime-web's backend on both sides; absent = WASM (the figures the bench reports). */
+  backend?: 'wasm' | 'webgpu';
   /** Ours only: a pretrained segmentation model for diarization (TranscriberConfig.segmentationModel). */
   segmentationModel?: { url: string; sha256: string };
 }
@@ -16,6 +18,8 @@ export interface LoadOptions {
 export interface LoadInfo {
   load_ms: number;
   crossOriginIsolated: boolean;
+  /** The backend that actually runs (ours falls back to WASM when a WebGPU session cannot be made). */
+  backend: string;
 }
 
 export interface TranscribeJob {

@@ -8,19 +8,19 @@ import type { BenchDriver, LoadOptions, TranscribeJob, TranscriptBody } from './
 let transcriber: Transcriber | null = null;
 
 const driver: BenchDriver = {
-  async load({ model, threads, encoderWindow, decoding, segmentationModel }: LoadOptions) {
+  async load({ model, threads, encoderWindow, decoding, segmentationModel, backend }: LoadOptions) {
     if (!isModelName(model)) throw new Error(`unknown model ${model} (known: ${MODEL_NAMES.join(', ')})`);
     transcriber = createTranscriber({
       model,
-      backend: 'wasm',
+      backend: backend ?? 'wasm',
       ...(threads !== null ? { numThreads: threads } : {}),
       ...(encoderWindow ? { encoderWindow } : {}),
       ...(decoding ? { decoding } : {}),
       ...(segmentationModel ? { segmentationModel } : {}),
     });
     const started = performance.now();
-    await transcriber.load();
-    return { load_ms: performance.now() - started, crossOriginIsolated };
+    const info = await transcriber.load();
+    return { load_ms: performance.now() - started, crossOriginIsolated, backend: info.backend };
   },
 
   async transcribe(job: TranscribeJob) {

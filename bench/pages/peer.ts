@@ -16,7 +16,7 @@ type Recognizer = (
 let recognizer: Recognizer | null = null;
 
 const driver: BenchDriver = {
-  async load({ model, threads }: LoadOptions) {
+  async load({ model, threads, backend }: LoadOptions) {
     env.allowRemoteModels = false;
     env.allowLocalModels = true;
     env.localModelPath = '/models/';
@@ -25,9 +25,10 @@ const driver: BenchDriver = {
     wasm.wasmPaths = '/__peer-ort/';
     if (threads !== null) wasm.numThreads = threads;
     const started = performance.now();
-    const asr = await pipeline('automatic-speech-recognition', model, { dtype: 'q8', device: 'wasm' });
+    const device = backend ?? 'wasm';
+    const asr = await pipeline('automatic-speech-recognition', model, { dtype: 'q8', device });
     recognizer = asr as unknown as Recognizer;
-    return { load_ms: performance.now() - started, crossOriginIsolated };
+    return { load_ms: performance.now() - started, crossOriginIsolated, backend: device };
   },
 
   async transcribe(job: TranscribeJob) {
