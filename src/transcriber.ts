@@ -30,7 +30,7 @@ export interface TranscriberConfig {
    * your bundler emits from the onnxruntime-web package.
    */
   wasmBaseUrl?: string;
-  /** 'auto' uses WebGPU only on a hardware adapter; 'webgpu' forces it (falls back to wasm if it fails). */
+  /** 'auto' is WASM (WebGPU is slower with the shipped q8 weights: README, Backends); 'webgpu' asks for it (falls back to wasm if it fails). */
   backend?: BackendChoice;
   /** WASM threads when cross-origin isolated (default min(4, cores)); always 1 otherwise. */
   numThreads?: number;

@@ -4,41 +4,22 @@ import type { BackendChoice } from '../protocol';
 export type Ort = typeof OrtModule;
 export type Backend = 'wasm' | 'webgpu';
 
-/** A WebGPU adapter that is real hardware, not a software fallback such as SwiftShader. */
-async function hasHardwareGpu(): Promise<boolean> {
-  const gpu = (navigator as Navigator & { gpu?: { requestAdapter(): Promise<GPUAdapterLike | null> } }).gpu;
-  if (!gpu) return false;
-  try {
-    const adapter = await gpu.requestAdapter();
-    if (!adapter) return false;
-    const info = adapter.info ?? {};
-    const text = `${info.vendor ?? ''} ${info.architecture ?? ''} ${info.description ?? ''}`;
-    return !(info.isFallbackAdapter ?? adapter.isFallbackAdapter) && !/swiftshader|llvmpipe|software/i.test(text);
-  } catch {
-    return false;
-  }
-}
-
-interface GPUAdapterLike {
-  isFallbackAdapter?: boolean;
-  info?: { vendor?: string; architecture?: string; description?: string; isFallbackAdapter?: boolean };
-}
-
 async function hasAnyGpu(): Promise<boolean> {
   const gpu = (navigator as Navigator & { gpu?: { requestAdapter(): Promise<unknown> } }).gpu;
   return !!gpu && !!(await gpu.requestAdapter().catch(() => null));
 }
 
 /**
- * Loads the onnxruntime-web build for the chosen backend: WebGPU when asked (and an adapter exists)
- * or, on 'auto', when a hardware adapter exists; otherwise WASM, multi-threaded when cross-origin isolated.
+ * Loads the onnxruntime-web build for the chosen backend: WebGPU only when asked (and an adapter exists),
+ * otherwise WASM, multi-threaded when cross-origin isolated. 'auto' is WASM: with the q8 weights the
+ * packages ship, WebGPU ran 5-10x slower than WASM even on a data-centre GPU (bench/webgpu/README.md).
  */
 export async function loadRuntime(
   choice: BackendChoice,
   wasmBaseUrl: string,
   numThreads: number | undefined,
 ): Promise<{ ort: Ort; backend: Backend; threads: number }> {
-  const wantGpu = choice === 'webgpu' ? await hasAnyGpu() : choice === 'auto' ? await hasHardwareGpu() : false;
+  const wantGpu = choice === 'webgpu' && (await hasAnyGpu());
   const ort: Ort = wantGpu ? await import('onnxruntime-web/webgpu') : await import('onnxruntime-web/wasm');
   const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
   const cores = navigator.hardwareConcurrency || 1;
