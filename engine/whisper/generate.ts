@@ -92,6 +92,28 @@ export async function generatePass(model: WhisperModel, encoded: EncodedWindow, 
   }
 }
 
+/**
+ * A draft for decodeLoop from an earlier pass of the same window (prompt lookup): the `length` tokens
+ * that follow, in `pass`, the place where the loop's last two tokens appear; of several such places, the
+ * one nearest where the last match says the loop stands in `pass` (a pass that mends a few words
+ * rejoins the earlier one a few tokens off). None where they do not appear.
+ */
+export function passDraft(pass: readonly number[], length: number): (ids: readonly number[]) => readonly number[] {
+  let offset = 0; // where in `pass` the loop's next token was, less its index in the loop, at the last match
+  return (ids) => {
+    const n = ids.length;
+    if (n < 2) return pass.slice(n, n + length);
+    let best = -1;
+    for (let j = 2; j <= pass.length; j++) {
+      if (pass[j - 2] !== ids[n - 2] || pass[j - 1] !== ids[n - 1]) continue;
+      if (best < 0 || Math.abs(j - n - offset) < Math.abs(best - n - offset)) best = j;
+    }
+    if (best < 0) return [];
+    offset = best - n;
+    return pass.slice(best, best + length);
+  };
+}
+
 /** A pass's processors: Whisper's grammar, then the pass's own. */
 export function passProcessors(vocab: WhisperVocabulary, maxTsIndex: number, opts: Pick<GenerateOptions, 'processors'>): LogitsProcessor[] {
   return [...whisperGrammar(vocab, maxTsIndex), ...(opts.processors ?? [])];
@@ -147,6 +169,14 @@ export interface LoopOptions {
   wantAttention: boolean;
   /** Called before each token; throws to cancel. */
   checkpoint?: () => void;
+  /**
+   * Greedy passes only: the tokens the caller expects to follow `ids` (an earlier pass of the same
+   * window). They are run through the decoder in one go with the chosen token, and kept as far as the
+   * loop's own choices agree with them: the choices of step-by-step decoding, up to the decoder's
+   * numerics (the q8 graphs quantize activations per run, so a run over many tokens rounds a little
+   * differently from a run over one).
+   */
+  draft?: (ids: readonly number[]) => readonly number[];
 }
 
 export interface LoopResult {
@@ -159,7 +189,10 @@ export interface LoopResult {
 
 /**
  * Chooses tokens one decoder step at a time: processors adjust the row, the argmax (or a sample) is
- * taken, the stopping criteria look at the result, and the decoder runs on the new token.
+ * taken, the stopping criteria look at the result, and the decoder runs on the new token. With a
+ * `draft`, that run also covers the drafted tokens (speculative decoding with an earlier pass as the
+ * draft): each row is processed and chosen from as it would have been step by step, and the drafted
+ * tokens are kept up to the first the loop would not have chosen.
  */
 export async function decodeLoop(model: WhisperModel, encoded: EncodedWindow, start: LoopStart, o: LoopOptions): Promise<LoopResult> {
   const v = model.vocab;
@@ -168,8 +201,20 @@ export async function decodeLoop(model: WhisperModel, encoded: EncodedWindow, st
   // text tokens only: a loop of whole segments differs in its timestamp tokens but not in its text
   const textIds = ids.filter((id) => v.isText(id));
   const attention: Float32Array[] | null = o.wantAttention ? [] : null;
+  const drafting = o.draft && o.temperature === 0 && !o.wantAttention ? o.draft : null;
   let { cache, row, attention: rowAttention } = start;
   let stop: StopReason | null = null;
+  // Chooses from one row: the token, or why the pass stops there (the token kept unless it is the end of text).
+  const choose = (r: Float32Array): StopReason | null => {
+    const id = o.temperature > 0 ? sample(r, o.temperature, o.random ?? Math.random) : argmax(r);
+    if (r[id] === -Infinity) return 'no-token';
+    if (attention && rowAttention) attention.push(rowAttention);
+    if (id === v.eot) return 'end-of-text';
+    tokens.push({ id, logprob: r[id]! - logSumExp(r, 0, r.length) });
+    ids.push(id);
+    if (v.isText(id)) textIds.push(id);
+    return firstStop(o.stops, ids, textIds);
+  };
   try {
     while (stop === null) {
       if (tokens.length >= o.maxTokens) {
@@ -177,28 +222,32 @@ export async function decodeLoop(model: WhisperModel, encoded: EncodedWindow, st
         break;
       }
       o.checkpoint?.();
-      const r = processedRow(row, o.processors, ids);
-      const id = o.temperature > 0 ? sample(r, o.temperature, o.random ?? Math.random) : argmax(r);
-      if (r[id] === -Infinity) {
-        stop = 'no-token';
-        break;
-      }
-      if (attention && rowAttention) attention.push(rowAttention);
-      if (id === v.eot) {
-        stop = 'end-of-text';
-        break;
-      }
-      tokens.push({ id, logprob: r[id]! - logSumExp(r, 0, r.length) });
-      ids.push(id);
-      if (v.isText(id)) textIds.push(id);
-      stop = firstStop(o.stops, ids, textIds);
+      stop = choose(processedRow(row, o.processors, ids));
       if (stop !== null) break;
-      const out = await model.decoderForward([id], cache, encoded, { wantAttention: o.wantAttention });
+      const id = ids[ids.length - 1]!;
+      const draft = drafting ? drafting(ids).slice(0, Math.max(0, o.maxTokens - tokens.length)) : [];
+      const pastLength = cache.length;
+      const out = await model.decoderForward([id, ...draft], cache, encoded, { wantAttention: o.wantAttention });
       cache.release();
       cache = out.cache;
-      row = rowAt(out.logits, 0);
+      // row k predicts the token after the k-th drafted one; keep drafted tokens while they are the choice
+      let kept = 0;
+      while (kept < draft.length && stop === null && tokens.length < o.maxTokens) {
+        const r = processedRow(rowAt(out.logits, kept), o.processors, ids);
+        if (argmax(r) !== draft[kept] || r[draft[kept]!] === -Infinity) break;
+        o.checkpoint?.();
+        stop = choose(r);
+        kept++;
+      }
+      row = rowAt(out.logits, kept);
       out.logits.dispose();
       rowAttention = out.attention?.[0] ?? null;
+      if (kept < draft.length) {
+        // the positions of the drafted tokens not kept leave the cache
+        const trimmed = model.gatherCache(cache, Array.from({ length: pastLength + 1 + kept }, (_, i) => i));
+        cache.release();
+        cache = trimmed;
+      }
     }
   } finally {
     cache.release();

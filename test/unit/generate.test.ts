@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { beamLoop, decodeLoop, endedWithEot, passProcessors, passStops } from '../../engine/whisper/generate';
+import { beamLoop, decodeLoop, endedWithEot, passDraft, passProcessors, passStops } from '../../engine/whisper/generate';
 import { KvCache } from '../../engine/whisper/kv-cache';
 import { beamLayout } from '../../engine/whisper/model';
 import { tinyOnJfk } from './helpers/tiny-on-jfk';
@@ -50,6 +50,36 @@ describe('the decoding loop (real whisper-tiny on jfk.flac)', () => {
     const beam = await beamLoop(model, clip.encoded, { ...start, attention: null, tokens: [] }, { ...loop, beams: 1 });
     expect(beam.tokens.map((t) => t.id)).toEqual(greedy.tokens.map((t) => t.id));
     expect(beam.stop).toBe(greedy.tokens.length > 0 && endedWithEot(greedy.tokens.map((t) => t.id), model.vocab, model.framing(clip.encoded, opts())) ? 'end-of-text' : 'end-of-audio');
+  });
+
+  it('a draft changes how many decoder runs a pass takes, not what it chooses here', async () => {
+    const { model, clip } = loaded;
+    const { loop } = await loopOptions();
+    const greedy = (await model.generate(clip.encoded, opts())).tokens;
+    const greedyIds = greedy.map((t) => t.id);
+    // a draft that is the pass itself, one that diverges in the middle (a word changed), and one of other text
+    const changed = [...greedyIds];
+    const at = changed.findIndex((id, i) => i > 8 && model.vocab.isText(id));
+    changed.splice(at, 2, ...model.vocab.encode(' banana'));
+    const other = [model.vocab.timestampBegin, ...model.vocab.encode(' Four score and seven years ago our fathers brought forth')];
+    let runs = 0;
+    const counting = { decoderForward: (...a: Parameters<typeof model.decoderForward>) => (runs++, model.decoderForward(...a)) };
+    const counted = new Proxy(model, { get: (t, k) => (k === 'decoderForward' ? counting.decoderForward : Reflect.get(t, k)) });
+    const runsOf: number[] = [];
+    for (const draft of [greedyIds, changed, other]) {
+      const start = await model.startAfter(clip.encoded, opts(), []);
+      runs = 0;
+      const out = await decodeLoop(counted, clip.encoded, { ...start, attention: null, tokens: [] }, { ...loop, temperature: 0, wantAttention: false, draft: passDraft(draft, 16) });
+      runsOf.push(runs);
+      expect(out.tokens.map((t) => t.id)).toEqual(greedyIds);
+      // the q8 graphs quantize activations per run, so a run over many tokens rounds a little differently
+      out.tokens.forEach((t, i) => expect(Math.abs(t.logprob - greedy[i]!.logprob)).toBeLessThan(0.1));
+    }
+    // step by step is one run per token: a right draft covers 17 tokens a run, one that diverges once
+    // rejoins two tokens after, and other text saves next to nothing
+    expect(runsOf[0]).toBeLessThanOrEqual(Math.ceil(greedyIds.length / 17) + 1);
+    expect(runsOf[1]).toBeLessThan(greedyIds.length / 2);
+    expect(runsOf[2]).toBeGreaterThan(0.8 * greedyIds.length);
   });
 
   it('forced tokens are kept and decoding goes on after them', async () => {

@@ -1,6 +1,6 @@
 import { isSilence, type DecodeOptions } from '../../decoding/fallback';
 import { type EncodedWindow, type WhisperModel } from '../../whisper/model';
-import { decodeLoop, endedWithEot, passProcessors, passStops, repeatsTail, type Generation } from '../../whisper/generate';
+import { decodeLoop, endedWithEot, passDraft, passProcessors, passStops, repeatsTail, type Generation } from '../../whisper/generate';
 import { PARAM_LIMITS } from '../../../src/api/params';
 import { DEFAULT_BIAS_STRENGTH } from '../../protocol';
 import { createBiasProcessor } from './processor';
@@ -39,6 +39,12 @@ const CANDIDATE_MIN_SIM = 0.4;
 
 /** Splices scored per window, the most alike first: each is a teacher-forced decoder run. */
 const SPLICES_SCORED = 3;
+
+/**
+ * Tokens of the first pass drafted ahead of the proposal at each step (decodeLoop's draft): the proposal
+ * repeats most of the first pass, and a decoder run over many tokens costs little more than over one.
+ */
+const DRAFT_TOKENS = 16;
 
 /**
  * The least share of the first pass's text tokens a proposal must keep: a log-probability is a sum over
@@ -196,6 +202,7 @@ async function proposal(
     maxTokens: f.maxTokens,
     temperature: 0,
     wantAttention: false,
+    draft: passDraft(ids(first.tokens), DRAFT_TOKENS),
     ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : {}),
   });
   const kept = textIds(vocab, result.tokens).length >= MIN_TEXT_KEPT * textIds(vocab, first.tokens).length;
