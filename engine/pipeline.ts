@@ -3,7 +3,7 @@ import { isSilence, passesChecks } from './decoding/fallback';
 import { ENCODER_FRAME_MS, FULL_FRAMES, HOP, logMelSpectrogram } from './whisper/features';
 import { ModelFiles } from './runtime/model-files';
 import { loadRuntime, sessionOptions, type Backend, type Ort } from './runtime/backend';
-import { decodingWindows, SPEECH_REGION_DEFAULTS, speechRegions, unheardRest, type DecodingWindow } from './vad/windows';
+import { settledWindows, SPEECH_REGION_DEFAULTS, unheardRest, type DecodingWindow } from './vad/windows';
 import { splitAtTimestamps, spreadTokenTimes, type TimedSegment } from './postprocess/segments';
 import { capLongWords, enforceSpans, tokenFrames, trimToSpeech } from './postprocess/alignment';
 import { cleanWords, joinWords, tokensWithoutFillers } from './postprocess/fillers';
@@ -13,11 +13,13 @@ import { attributeSpeakers } from './speakers/assign';
 import { decodeSpeakerConstants, SPEAKER_FEATURE_TENSOR, type SpeakerConstants, type SpeakerConstantsFile } from './speakers/constants';
 import { oneSpeakerTurns, SpeakerDiarizer } from './speakers/diarize';
 import { SpeakerFeatureSource } from './speakers/features';
-import { SegmentationModel } from './speakers/segmentation-model';
+import { SegmentationModel, SegmentationScan } from './speakers/segmentation-model';
 import { SegmentedDiarizer, SEGMENTED_DEFAULTS } from './speakers/segmented-diarize';
 import { steeringFor, type Steering } from './decoding/steering';
 import { createWhisper, fetchWhisperFiles, whisperPaths } from './whisper/loader';
-import { SileroVad, VAD_FRAME_SAMPLES } from './vad/silero';
+import { SileroVad, VAD_FRAME_SAMPLES, type VadStream } from './vad/silero';
+import { audioChunks } from './input/audio-chunks';
+import { RollingAudio } from './input/rolling-audio';
 import { WhisperModel, type EncodedWindow } from './whisper/model';
 import type { Generation, GeneratedToken } from './whisper/generate';
 import { wordsFromTokens, wordTokens } from './postprocess/words';
@@ -54,8 +56,11 @@ interface Loaded {
 interface RequestContext {
   request: EngineRequest;
   steering: Steering;
-  diarizer: { diarizer: SpeakerDiarizer | SegmentedDiarizer; source: SpeakerFeatureSource } | null;
+  /** The built-in diarizer fed every window, and the user's segmentation model's windows when configured. */
+  diarizer: { diarizer: SpeakerDiarizer; scan: SegmentationScan | null; source: SpeakerFeatureSource } | null;
   checkpoint: () => void;
+  /** The recording's samples still needed, by absolute position. */
+  audio: RollingAudio;
 }
 
 const BASE_ENCODER = whisperPaths('whisper-base').encoder;
@@ -75,6 +80,14 @@ const TAIL_PAD_FRAMES = 300;
  */
 const MIN_UNHEARD_SPEECH_S = 2.5;
 const MAX_SEEKS = 2;
+
+/**
+ * A streamed recording is transcribed each time this much audio waits past the last transcribed window:
+ * 90 s holds the 32 s a window needs to settle (SETTLE_SAMPLES) and about a minute of windows, 5.8 MB of
+ * samples, against 230 MB for an hour held whole. Chosen by hand: the per-block cost is a pass over the
+ * speech probabilities, nothing next to a window's decoding.
+ */
+const BLOCK_SAMPLES = 90 * SAMPLE_RATE;
 
 /**
  * Per model, whether the decoder holds its logits weight as floats (patchWhisperDecoder): for tiny and base
@@ -176,24 +189,74 @@ export class Engine {
     request: EngineRequest,
     onProgress?: (e: ProgressEvent) => void,
   ): Promise<EngineResult> {
-    const { audio } = request;
     const checkpoint = () => signal.throwIfAborted();
-    const totalMs = (audio.length / SAMPLE_RATE) * 1000;
     checkpoint();
-    // The job has left the queue: /v1 starts its stall deadline here (src/sw/bridge.ts).
-    onProgress?.({ stage: 'transcribe', processedMs: 0, totalMs });
-    const probs = await loaded.vad.probabilities(audio, undefined, signal);
-    const windows = decodingWindows(speechRegions(probs, { totalSamples: audio.length }), probs, audio.length);
-    const ctx: RequestContext = {
-      request,
-      steering: steeringFor(loaded.whisper, request, this.decoding),
-      diarizer: request.diarize && request.maxSpeakers !== 1 ? await this.diarizer(loaded, audio, probs, checkpoint) : null,
-      checkpoint,
-    };
-    let segments: EngineSegment[] = [];
+    const whole = request.audio instanceof Float32Array ? request.audio.length : null;
+    const audio = new RollingAudio();
+    const vad = loaded.vad.stream();
+    try {
+      const ctx: RequestContext = {
+        request,
+        steering: steeringFor(loaded.whisper, request, this.decoding),
+        diarizer: request.diarize && request.maxSpeakers !== 1 ? await this.diarizer(loaded) : null,
+        checkpoint,
+        audio,
+      };
+      const progress = (processedSamples: number) =>
+        onProgress?.({ stage: 'transcribe', processedMs: (processedSamples / SAMPLE_RATE) * 1000, totalMs: ((whole ?? vad.samples) / SAMPLE_RATE) * 1000 });
+      // The job has left the queue: /v1 starts its stall deadline here (src/sw/bridge.ts).
+      progress(0);
+      const segments: EngineSegment[] = [];
+      let from = 0; // the windows before this sample are transcribed
+      const transcribeSettled = async (complete: boolean) => {
+        const { settled, next } = settledWindows(vad.probabilities, vad.samples, from, complete);
+        segments.push(...(await this.transcribeWindows(loaded, settled, vad, ctx, complete, progress)));
+        from = next;
+        audio.dropBefore(Math.min(from, ctx.diarizer?.scan?.needsFrom ?? Infinity));
+      };
+      for await (const chunk of audioChunks(request.audio, signal)) {
+        audio.append(chunk);
+        await vad.push(chunk, signal);
+        // a stream is transcribed as it arrives, a block at a time; a whole recording at once (below)
+        if (whole === null && vad.samples - from >= BLOCK_SAMPLES) await transcribeSettled(false);
+      }
+      await vad.end(signal);
+      await transcribeSettled(true);
+      const probs = vad.probabilities;
+      const total = vad.samples;
+      let result = segments;
+      if (ctx.diarizer) {
+        const { diarizer, scan } = ctx.diarizer;
+        diarizer.hear(probs, total);
+        const turns = scan ? new SegmentedDiarizer(diarizer, scan.found, total).finish(request.maxSpeakers) : diarizer.finish(request.maxSpeakers);
+        result = attributeSpeakers(segments, turns, { overlapping: scan !== null });
+      } else if (request.diarize) result = attributeSpeakers(segments, oneSpeakerTurns(probs, total));
+      progress(total);
+      return { durationMs: (total / SAMPLE_RATE) * 1000, segments: result, model: loaded.info.model, backend: loaded.backend };
+    } finally {
+      vad.close();
+    }
+  }
+
+  /** The engine segments of `windows` (settled: their audio and speech probabilities have arrived), in order. */
+  private async transcribeWindows(
+    loaded: Loaded,
+    windows: readonly DecodingWindow[],
+    vad: VadStream,
+    ctx: RequestContext,
+    complete: boolean,
+    progress: (processedSamples: number) => void,
+  ): Promise<EngineSegment[]> {
+    const { checkpoint, audio } = ctx;
+    const probs = vad.probabilities;
+    if (ctx.diarizer) {
+      ctx.diarizer.diarizer.hear(probs, vad.samples);
+      await ctx.diarizer.scan?.advance((a, b) => audio.samples(a, b), vad.samples, complete, checkpoint);
+    }
+    const segments: EngineSegment[] = [];
     for (const window of windows) {
       checkpoint();
-      for (const plan of await this.planLanguages(loaded.whisper, audio, window, request.languages, checkpoint)) {
+      for (const plan of await this.planLanguages(loaded.whisper, audio, window, ctx.request.languages, checkpoint)) {
         // a decoding that ends while speech is left is followed by one of that rest (Whisper's seek)
         let next: LanguagePlan | null = plan;
         for (let seek = 0; next; seek++) {
@@ -203,16 +266,13 @@ export class Engine {
           next = seek < MAX_SEEKS ? decoded.rest : null;
         }
       }
-      onProgress?.({ stage: 'transcribe', processedMs: (window.endSample / SAMPLE_RATE) * 1000, totalMs });
+      progress(window.endSample);
     }
-    if (ctx.diarizer) segments = attributeSpeakers(segments, ctx.diarizer.diarizer.finish(request.maxSpeakers), { overlapping: ctx.diarizer.diarizer instanceof SegmentedDiarizer });
-    else if (request.diarize) segments = attributeSpeakers(segments, oneSpeakerTurns(probs, audio.length));
-    onProgress?.({ stage: 'transcribe', processedMs: totalMs, totalMs });
-    return { durationMs: totalMs, segments, model: loaded.info.model, backend: loaded.backend };
+    return segments;
   }
 
-  private async diarizer(loaded: Loaded, audio: Float32Array, probs: Float32Array, checkpoint: () => void) {
-    const totalSamples = audio.length;
+  /** The diarizer of a request (the built-in one, with the user's segmentation model's scan when configured). */
+  private async diarizer(loaded: Loaded): Promise<NonNullable<RequestContext['diarizer']>> {
     loaded.speakers ??= (async () => {
       const source = await SpeakerFeatureSource.create(loaded.ort, loaded.whisper, () => loaded.files.bytes(BASE_ENCODER), sessionOptions('wasm'));
       const file = (await import('./speakers/speaker-constants.json')).default as unknown as SpeakerConstantsFile;
@@ -222,16 +282,15 @@ export class Engine {
       throw err;
     });
     const { source, constants } = await loaded.speakers;
-    const builtIn = SpeakerDiarizer.fromVad(constants, probs, totalSamples);
+    const diarizer = new SpeakerDiarizer(constants, []);
     const seg = this.segmentationModel;
-    if (!seg) return { diarizer: builtIn, source };
+    if (!seg) return { diarizer, scan: null, source };
     // A model that fails to load (wrong hash, unreachable) fails this request only; the next one tries again.
     loaded.segmentation ??= SegmentationModel.load(loaded.ort, seg.url, seg.sha256).catch((err) => {
       loaded.segmentation = undefined;
       throw err;
     });
-    const windows = await (await loaded.segmentation).windows(audio, SEGMENTED_DEFAULTS.hopSamples, checkpoint);
-    return { diarizer: new SegmentedDiarizer(builtIn, windows, totalSamples), source };
+    return { diarizer, scan: new SegmentationScan(await loaded.segmentation, SEGMENTED_DEFAULTS.hopSamples), source };
   }
 
   /**
@@ -244,7 +303,7 @@ export class Engine {
    */
   private async planLanguages(
     whisper: WhisperModel,
-    audio: Float32Array,
+    audio: RollingAudio,
     window: DecodingWindow,
     candidates: string[] | null,
     checkpoint: () => void,
@@ -260,7 +319,7 @@ export class Engine {
     const only = window.regions.length === 1 ? window.regions[0]! : null;
     const reusable = this.encoderWindow === 'full' && only !== null && isShort(only) && spansWindow(only, window);
     if (only !== null && isShort(only) && this.encoderWindow === 'fit' && spansWindow(only, window)) {
-      const samples = audio.subarray(only.startSample, only.endSample);
+      const samples = audio.samples(only.startSample, only.endSample);
       const frames = fitFrames(samples.length);
       const encoded = await whisper.encode(logMelSpectrogram(samples, frames), frames);
       // judged over every language: restricting to candidates would inflate a wrong guess's probability
@@ -275,7 +334,7 @@ export class Engine {
     try {
       for (const region of window.regions) {
         checkpoint();
-        const samples = audio.subarray(region.startSample, region.endSample);
+        const samples = audio.samples(region.startSample, region.endSample);
         // a full window only for a window's lone short utterance: beside others, its neighbours settle an
         // uncertain guess, and a 30 s pass per short region would triple the encoding of long audio
         const melFrames = isShort(region) && only !== null ? FULL_FRAMES : fitFrames(samples.length);
@@ -317,7 +376,7 @@ export class Engine {
 
   private async transcribeWindow(
     whisper: WhisperModel,
-    audio: Float32Array,
+    audio: RollingAudio,
     speech: Float32Array,
     plan: LanguagePlan,
     ctx: RequestContext,
@@ -327,7 +386,7 @@ export class Engine {
     const { request, checkpoint } = ctx;
     // the diarizer takes each stretch of audio once: a rest's features are already in its window's
     const diarizer = first ? ctx.diarizer : null;
-    const samples = audio.subarray(window.startSample, window.endSample);
+    const samples = audio.samples(window.startSample, window.endSample);
     // the language probe's full-window encoding of a short window (planLanguages), unless diarizing needs its own
     if (diarizer && plan.encoded) whisper.releaseWindow(plan.encoded);
     const reused = diarizer ? null : (plan.encoded ?? null);

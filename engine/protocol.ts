@@ -52,8 +52,11 @@ export type Decoding = 'fast' | 'accurate';
 
 /** What the engine needs to transcribe one recording (already validated and resolved). */
 export interface EngineRequest {
-  /** 16 kHz mono PCM. Transferred to the worker, not copied. */
-  audio: Float32Array;
+  /**
+   * 16 kHz mono PCM: a whole recording (transferred to the worker, not copied), or a stream of chunks
+   * (transferred) that the engine transcribes as they arrive, holding only the part still to transcribe.
+   */
+  audio: Float32Array | ReadableStream<Float32Array>;
   /** Candidate languages; null lets every language the model knows compete, per utterance. */
   languages: string[] | null;
   /** Bias phrases (inline or from a custom model); empty means no biasing. */

@@ -3,7 +3,8 @@ import { ApiError, internalError, sessionRejected } from './api/errors';
 import { WHISPER_LANGUAGES } from './api/languages';
 import { parseTranscriptionParams, type TranscriptionParams, type TranscriptionParamsInput } from './api/params';
 import { shapeTranscript, type Transcript } from './api/transcript';
-import { decodeAudio, TARGET_RATE } from './audio/index';
+import { decodeAudioTo, DecodeRestart, TARGET_RATE } from './audio/index';
+import { PcmStream } from './audio/pcm-sink';
 import { checkAudioLength, checkMaxAudioSeconds, DEFAULT_MAX_AUDIO_SECONDS } from './audio/limit';
 import type { BackendChoice, Decoding, EncoderWindow, EngineConfig, EngineRequest, ModelName, ProgressEvent, SegmentationModelConfig } from '../engine/protocol';
 import { getPhrasesForBiasing } from './store/custom-models';
@@ -169,14 +170,10 @@ export class Transcriber {
   }
 
   private async run(session: Session, id: number, input: AudioInput, p: TranscriptionParams, options: TranscribeOptions) {
-    const { signal } = options;
     const phrases = await this.biasPhrases(p);
     options.onProgress?.({ stage: 'decode-audio' });
-    const audio = await toPcm(input, p, options.maxAudioSeconds ?? this.maxAudioSeconds);
-    signal?.throwIfAborted();
-    await session.loading;
-    if (session.ended) throw session.ended;
-    const request: EngineRequest = {
+    const maxAudioSeconds = options.maxAudioSeconds ?? this.maxAudioSeconds;
+    const request = (audio: EngineRequest['audio']): EngineRequest => ({
       audio,
       languages: p.language,
       phrases,
@@ -186,22 +183,70 @@ export class Transcriber {
       wantWordTimes: p.include_words || p.include_timestamps,
       diarize: p.diarize,
       maxSpeakers: p.max_speakers,
-    };
-    return this.runJob(session, id, request, options);
+    });
+    if (input instanceof Float32Array) {
+      checkAudioLength(input.length / TARGET_RATE, maxAudioSeconds, 'the 16 kHz samples last');
+      options.signal?.throwIfAborted();
+      await session.loading;
+      if (session.ended) throw session.ended;
+      return this.runJob(session, id, id, request(input), options);
+    }
+    const decode = { encoding: p.encoding, sampleRate: p.sample_rate, channels: p.channels, maxAudioSeconds };
+    try {
+      return await this.runStreamed(session, id, id, request, options, (sink) => decodeAudioTo(input, decode, sink));
+    } catch (err) {
+      if (!(err instanceof DecodeRestart)) throw err;
+      // rare (a decoder error or a sample-rate change part way through a compressed file): once more, decoded whole by WebAudio
+      return this.runStreamed(session, id, this.nextCall++, request, options, (sink) => decodeAudioTo(input, { ...decode, compressedDecoder: 'webaudio' }, sink));
+    }
   }
 
-  private async runJob(session: Session, jobId: number, request: EngineRequest, options: TranscribeOptions) {
+  /**
+   * The engine transcribes the audio as `decode` produces it, through a stream (a few seconds in flight):
+   * neither the page nor the worker holds the decoded recording whole. A decoding error (a header, a
+   * truncation found at the end, the length limit) cancels the engine's job and is the call's error.
+   */
+  private async runStreamed(
+    session: Session,
+    callId: number,
+    jobId: number,
+    request: (audio: EngineRequest['audio']) => EngineRequest,
+    options: TranscribeOptions,
+    decode: (sink: PcmStream) => Promise<void>,
+  ) {
+    const sink = new PcmStream();
+    const failed = new AbortController();
+    const decoding = decode(sink).then(() => sink.close());
+    decoding.catch((err: unknown) => {
+      failed.abort(err); // first: the job ends with the decoding's error, not with the stream's
+      sink.abort(err);
+    });
+    try {
+      // a body refused from its header is answered without waiting for the models
+      await Promise.race([decoding.then(() => session.loading), session.loading]);
+      if (session.ended) throw session.ended;
+      const signal = options.signal ? AbortSignal.any([options.signal, failed.signal]) : failed.signal;
+      return await this.runJob(session, callId, jobId, request(sink.readable), { ...options, signal });
+    } finally {
+      sink.abort(new Error('the transcription ended')); // a decoder still waiting for the engine stops
+    }
+  }
+
+  private async runJob(session: Session, callId: number, jobId: number, request: EngineRequest, options: TranscribeOptions) {
     const { engine } = session;
     const progress = options.onProgress ?? this.options.onProgress;
     const { audio } = request;
-    // Transferred when the array is all of an ArrayBuffer; a view, or shared memory (which cannot be transferred), is copied.
-    const ownsBuffer = audio.buffer instanceof ArrayBuffer && audio.byteOffset === 0 && audio.byteLength === audio.buffer.byteLength;
-    const call = engine.transcribe(
-      jobId,
-      Comlink.transfer(request, ownsBuffer ? [audio.buffer as ArrayBuffer] : []),
-      progress ? Comlink.proxy(progress) : undefined,
-    );
     const { signal } = options;
+    signal?.throwIfAborted();
+    // A whole recording is transferred when the array is all of an ArrayBuffer; a view, or shared memory
+    // (which cannot be transferred), is copied. A stream is always transferred.
+    const transfer =
+      audio instanceof Float32Array
+        ? audio.buffer instanceof ArrayBuffer && audio.byteOffset === 0 && audio.byteLength === audio.buffer.byteLength
+          ? [audio.buffer]
+          : []
+        : [audio];
+    const call = engine.transcribe(jobId, Comlink.transfer(request, transfer as Transferable[]), progress ? Comlink.proxy(progress) : undefined);
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
       onAbort = () => {
@@ -221,7 +266,7 @@ export class Transcriber {
       // An engine that failed unexpectedly may be in a bad state (e.g. out of memory): the calls queued
       // behind this one are failed with it, and the next call starts a fresh worker.
       const message = (err as Error).message;
-      session.calls.delete(jobId); // this call gets its own error, below
+      session.calls.delete(callId); // this call gets its own error, below
       this.end(session, internalError(`the engine stopped: another transcription on it failed (${message}); it restarts on the next call`));
       throw internalError(`transcription failed: ${message}; the engine restarts on the next call`);
     } finally {
@@ -325,13 +370,4 @@ function resolveDecoding(choice: Decoding | 'auto', model: ModelName): Decoding 
 
 export function createTranscriber(config: TranscriberConfig = {}): Transcriber {
   return new Transcriber(config);
-}
-
-async function toPcm(input: AudioInput, p: TranscriptionParams, maxAudioSeconds: number): Promise<Float32Array> {
-  if (input instanceof Float32Array) {
-    checkAudioLength(input.length / TARGET_RATE, maxAudioSeconds, 'the 16 kHz samples last');
-    return input;
-  }
-  // A Blob goes as it is: a large WAV is read from it in slices, never whole (src/audio/README.md).
-  return decodeAudio(input, { encoding: p.encoding, sampleRate: p.sample_rate, channels: p.channels, maxAudioSeconds });
 }

@@ -9,12 +9,17 @@ import { resolve } from 'node:path';
 import { ROOT } from '../../config/paths';
 import { serveDir } from '../../config/vite-plugins';
 import { Engine } from '../../engine/pipeline';
-import type { Decoding, EncoderWindow, EngineRequest, EngineResult, ModelName } from '../../engine/protocol';
+import type { Decoding, EncoderWindow, EngineRequest, EngineResult, ModelName, ProgressEvent } from '../../engine/protocol';
 import { nodeOrt } from '../bias-set/node-model';
 
 export interface NodeEngine {
   /** Transcribes with this decoding configuration (the loaded models are kept between configurations). */
-  transcribe(audio: Float32Array, config: { encoderWindow: EncoderWindow; decoding: Decoding }, request?: Partial<EngineRequest>): Promise<EngineResult>;
+  transcribe(
+    audio: Float32Array,
+    config: { encoderWindow: EncoderWindow; decoding: Decoding },
+    request?: Partial<EngineRequest>,
+    onProgress?: (e: ProgressEvent) => void,
+  ): Promise<EngineResult>;
   close(): Promise<void>;
 }
 
@@ -45,10 +50,10 @@ export async function startNodeEngine(model: ModelName, root = resolve(ROOT, 'pu
   const engine = new Engine();
   let jobs = 0;
   return {
-    async transcribe(audio, config, request = {}) {
+    async transcribe(audio, config, request = {}, onProgress) {
       // load() keeps the models of the first call and takes this call's decoding configuration
       await engine.load({ modelBaseUrl: `http://127.0.0.1:${port}/`, wasmBaseUrl: '', cacheModels: false, model, backend: 'wasm', ...config });
-      return engine.transcribe(++jobs, { ...ENGLISH, ...request, audio });
+      return engine.transcribe(++jobs, { ...ENGLISH, audio, ...request }, onProgress);
     },
     async close() {
       await engine.dispose();

@@ -84,13 +84,25 @@ export class SpeakerDiarizer {
   /** Embeddings of speech too short to cluster; they are classified after clustering. */
   private readonly shortPieces: SpeakerEmbedding[] = [];
   private readonly frames: SpeakerEmbedding[] = [];
-  private readonly regions: SpeechRegion[];
-  private readonly evidence: SpeechRegion[];
+  private regions: SpeechRegion[];
+  private evidence: SpeechRegion[];
   private readonly options: DiarizerOptions;
 
   /** The engine's diarizer: covered regions and embedding regions both from its Silero probabilities. */
   static fromVad(constants: SpeakerConstants, probs: Float32Array, totalSamples: number, options: Partial<DiarizerOptions> = {}): SpeakerDiarizer {
-    return new SpeakerDiarizer(constants, diarizationRegions(probs, totalSamples), options, evidenceRegions(probs, totalSamples));
+    const diarizer = new SpeakerDiarizer(constants, [], options);
+    diarizer.hear(probs, totalSamples);
+    return diarizer;
+  }
+
+  /**
+   * The recording's speech as heard so far (the engine's Silero probabilities over its first
+   * `totalSamples`), for a recording that arrives in pieces: call it again as more arrives, before the
+   * windows of the new audio and before finish().
+   */
+  hear(probs: Float32Array, totalSamples: number): void {
+    this.regions = diarizationRegions(probs, totalSamples);
+    this.evidence = evidenceRegions(probs, totalSamples);
   }
 
   /**

@@ -5,7 +5,7 @@
  */
 import type * as OrtModule from 'onnxruntime-web';
 import { sha256 } from '../runtime/model-files';
-import { powersetActivity, POWERSET_CLASSES, SEGMENT_WINDOW_SAMPLES, windowInput, windowStarts, type SegmentationWindow } from './segmentation';
+import { nextWindowStart, powersetActivity, POWERSET_CLASSES, SEGMENT_WINDOW_SAMPLES, windowInput, type SegmentationWindow } from './segmentation';
 
 type Ort = typeof OrtModule;
 
@@ -63,22 +63,70 @@ export class SegmentationModel {
 
   /** Hard local activity of each sliding window (windowStarts) over the recording. */
   async windows(audio: Float32Array, hopSamples: number, checkpoint: () => void = () => undefined): Promise<SegmentationWindow[]> {
-    const out: SegmentationWindow[] = [];
-    for (const start of windowStarts(audio.length, hopSamples)) {
-      checkpoint();
-      const x = new this.ort.Tensor('float32', windowInput(audio, start), [1, 1, SEGMENT_WINDOW_SAMPLES]);
+    const scan = new SegmentationScan(this, hopSamples);
+    await scan.advance((from, to) => audio.subarray(from, to), audio.length, true, checkpoint);
+    return scan.found;
+  }
+
+  /** Hard local activity of the window that starts at `startSample` and holds `samples` (at most 10 s). */
+  async window(samples: Float32Array, startSample: number): Promise<SegmentationWindow> {
+    const x = new this.ort.Tensor('float32', windowInput(samples), [1, 1, SEGMENT_WINDOW_SAMPLES]);
+    try {
       const result = await this.session.run({ [this.session.inputNames[0]!]: x });
       const y = result[this.session.outputNames[0]!]!;
-      const frames = y.dims[1]!;
-      if (y.dims[2] !== POWERSET_CLASSES) throw new SegmentationModelError(`segmentation model: output has ${y.dims[2]} classes per frame, expected ${POWERSET_CLASSES}`);
-      out.push({ startSample: start, frames, activity: powersetActivity(y.data as Float32Array, frames) });
+      try {
+        const frames = y.dims[1]!;
+        if (y.dims[2] !== POWERSET_CLASSES) throw new SegmentationModelError(`segmentation model: output has ${y.dims[2]} classes per frame, expected ${POWERSET_CLASSES}`);
+        return { startSample, frames, activity: powersetActivity(y.data as Float32Array, frames) };
+      } finally {
+        y.dispose();
+      }
+    } finally {
       x.dispose();
-      y.dispose();
     }
-    return out;
   }
 
   release(): Promise<void> {
     return this.session.release();
+  }
+}
+
+/**
+ * The model's sliding windows over a recording that arrives in pieces: each window runs once its audio
+ * has arrived, and the windows found are those of windows() over the whole recording.
+ */
+export class SegmentationScan {
+  readonly found: SegmentationWindow[] = [];
+  /** Start of the last window run; null before the first. */
+  private last: number | null = null;
+  private done = false;
+
+  constructor(
+    private readonly model: SegmentationModel,
+    private readonly hopSamples: number,
+  ) {}
+
+  /** The first sample a later window may still need (the audio before it can be dropped). */
+  get needsFrom(): number {
+    if (this.done) return Infinity;
+    return this.last === null ? 0 : nextWindowStart(this.last, Infinity, this.hopSamples)!;
+  }
+
+  /**
+   * Runs every window whose audio has arrived: `samples(from, to)` reads the recording, `heard` is how much
+   * has arrived, `complete` whether that is all of it.
+   */
+  async advance(samples: (from: number, to: number) => Float32Array, heard: number, complete: boolean, checkpoint: () => void): Promise<void> {
+    while (!this.done) {
+      const start = this.last === null ? 0 : nextWindowStart(this.last, heard, this.hopSamples);
+      if (start === null) {
+        this.done = complete; // no later window, or none known until more audio arrives
+        return;
+      }
+      if (!complete && start + SEGMENT_WINDOW_SAMPLES > heard) return; // its audio has not all arrived
+      checkpoint();
+      this.found.push(await this.model.window(samples(start, Math.min(heard, start + SEGMENT_WINDOW_SAMPLES)), start));
+      this.last = start;
+    }
   }
 }

@@ -31,16 +31,25 @@ export interface SegmentationWindow {
  */
 /** Starts of the sliding windows: every `hopSamples` (rounded to whole frames) until the end is covered. */
 export function windowStarts(totalSamples: number, hopSamples: number): number[] {
-  const hop = Math.max(1, Math.round(hopSamples / SEGMENT_FRAME_SAMPLES)) * SEGMENT_FRAME_SAMPLES;
   const starts = [0];
-  while (starts[starts.length - 1]! + SEGMENT_WINDOW_SAMPLES < totalSamples) starts.push(starts[starts.length - 1]! + hop);
+  for (let s: number | null = 0; (s = nextWindowStart(s, totalSamples, hopSamples)) !== null; ) starts.push(s);
   return starts;
 }
 
-/** The model's input for the window at `start`: the audio there, zero-padded to 10 s past the end. */
-export function windowInput(audio: Float32Array, start: number): Float32Array {
+/**
+ * The start after `previous` (windowStarts' rule: a later window exists while this one ends before the
+ * recording does) once `heardSamples` of the recording have arrived; null when there is none: none at all
+ * if the recording is complete, none known yet if more is coming.
+ */
+export function nextWindowStart(previous: number, heardSamples: number, hopSamples: number): number | null {
+  const hop = Math.max(1, Math.round(hopSamples / SEGMENT_FRAME_SAMPLES)) * SEGMENT_FRAME_SAMPLES;
+  return previous + SEGMENT_WINDOW_SAMPLES < heardSamples ? previous + hop : null;
+}
+
+/** The model's input for a window whose audio is `samples` (at most 10 s), zero-padded to 10 s. */
+export function windowInput(samples: Float32Array): Float32Array {
   const out = new Float32Array(SEGMENT_WINDOW_SAMPLES);
-  out.set(audio.subarray(start, Math.min(audio.length, start + SEGMENT_WINDOW_SAMPLES)));
+  out.set(samples.subarray(0, SEGMENT_WINDOW_SAMPLES));
   return out;
 }
 

@@ -66,50 +66,49 @@ export class SileroVad {
     onProgress?: (done: number, total: number) => void,
     signal?: AbortSignal,
   ): Promise<Float32Array> {
-    if (this.busy) throw new Error('SileroVad.probabilities is already running on this instance');
-    this.busy = true;
+    const frames = Math.ceil(audio.length / VAD_FRAME_SAMPLES);
+    const stream = this.stream();
     try {
-      return await this.run(audio, onProgress, signal);
+      let reported = 0;
+      const report = (done: number) => {
+        reported = done;
+        onProgress?.(done, frames);
+      };
+      await stream.push(audio, signal, report);
+      await stream.end(signal);
+      if (reported !== frames) report(frames);
     } finally {
-      this.busy = false;
+      stream.close();
     }
+    return stream.probabilities;
   }
 
-  private async run(
-    audio: Float32Array,
-    onProgress: ((done: number, total: number) => void) | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<Float32Array> {
-    const frames = Math.ceil(audio.length / VAD_FRAME_SAMPLES);
-    const probs = new Float32Array(frames);
+  /**
+   * Probabilities of a recording that arrives in pieces (the same numbers as probabilities() over
+   * the whole): push the samples in order, then end(). Holds the instance until close().
+   */
+  stream(): VadStream {
+    if (this.busy) throw new Error('SileroVad.probabilities is already running on this instance');
+    this.busy = true;
+    this.inputBuffer.fill(0);
+    this.stateBuffer.fill(0);
+    return new VadStream((frame) => this.step(frame), () => (this.busy = false));
+  }
+
+  /** One frame (VAD_FRAME_SAMPLES, zero-padded) after the previous one: its speech probability. */
+  private async step(frame: Float32Array): Promise<number> {
     const input = this.inputBuffer;
-    const state = this.stateBuffer;
-    input.fill(0);
-    state.fill(0);
-    signal?.throwIfAborted();
-
-    for (let f = 0; f < frames; f++) {
-      const start = f * VAD_FRAME_SAMPLES;
-      if (f > 0) input.copyWithin(0, VAD_FRAME_SAMPLES); // previous frame's tail becomes the context
-      const end = Math.min(start + VAD_FRAME_SAMPLES, audio.length);
-      input.set(audio.subarray(start, end), CONTEXT_SAMPLES);
-      if (end - start < VAD_FRAME_SAMPLES) input.fill(0, CONTEXT_SAMPLES + end - start);
-
-      const out = await this.session.run(this.feeds);
-      const prob = out[this.outputName];
-      const nextState = out[this.stateOutName];
-      if (!prob || !nextState) throw new Error('Silero VAD returned no output or state');
-      probs[f] = (prob.data as Float32Array)[0] ?? 0;
-      state.set(nextState.data as Float32Array);
-      prob.dispose();
-      nextState.dispose();
-
-      if ((f + 1) % PROGRESS_EVERY_FRAMES === 0 || f + 1 === frames) {
-        signal?.throwIfAborted();
-        onProgress?.(f + 1, frames);
-      }
-    }
-    return probs;
+    input.copyWithin(0, VAD_FRAME_SAMPLES); // previous frame's tail becomes the context
+    input.set(frame, CONTEXT_SAMPLES);
+    const out = await this.session.run(this.feeds);
+    const prob = out[this.outputName];
+    const nextState = out[this.stateOutName];
+    if (!prob || !nextState) throw new Error('Silero VAD returned no output or state');
+    const p = (prob.data as Float32Array)[0] ?? 0;
+    this.stateBuffer.set(nextState.data as Float32Array);
+    prob.dispose();
+    nextState.dispose();
+    return p;
   }
 
   async release(): Promise<void> {
@@ -122,4 +121,78 @@ function pickName(names: readonly string[], wanted: string, index: number): stri
   const name = names.includes(wanted) ? wanted : names[index];
   if (name === undefined) throw new Error(`Silero VAD model lacks a "${wanted}" tensor`);
   return name;
+}
+
+/** Silero probabilities of a recording pushed in pieces (SileroVad.stream). */
+export class VadStream {
+  private probs = new Float32Array(1024);
+  private count = 0;
+  /** Samples of an unfinished frame, carried to the next push. */
+  private readonly carry = new Float32Array(VAD_FRAME_SAMPLES);
+  private carried = 0;
+  private heard = 0;
+
+  constructor(
+    private readonly step: (frame: Float32Array) => Promise<number>,
+    private readonly onClose: () => void,
+  ) {}
+
+  /** One probability per whole frame heard so far (a view: valid until the next push or end). */
+  get probabilities(): Float32Array {
+    return this.probs.subarray(0, this.count);
+  }
+
+  /** Samples pushed so far. */
+  get samples(): number {
+    return this.heard;
+  }
+
+  /** Runs the model over every frame that `audio` completes; `onFrames` gets the frames done so far. */
+  async push(audio: Float32Array, signal?: AbortSignal, onFrames?: (done: number) => void): Promise<void> {
+    signal?.throwIfAborted();
+    this.heard += audio.length;
+    let at = 0;
+    while (at < audio.length) {
+      const take = Math.min(VAD_FRAME_SAMPLES - this.carried, audio.length - at);
+      // whole frames are read in place; only a frame split across pushes is gathered in `carry`
+      if (this.carried === 0 && take === VAD_FRAME_SAMPLES) await this.frame(audio.subarray(at, at + take));
+      else {
+        this.carry.set(audio.subarray(at, at + take), this.carried);
+        this.carried += take;
+        if (this.carried === VAD_FRAME_SAMPLES) {
+          this.carried = 0;
+          await this.frame(this.carry);
+        }
+      }
+      at += take;
+      if (this.carried === 0 && this.count % PROGRESS_EVERY_FRAMES === 0) {
+        signal?.throwIfAborted();
+        onFrames?.(this.count);
+      }
+    }
+  }
+
+  /** The last partial frame, zero-padded. */
+  async end(signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    if (this.carried > 0) {
+      this.carry.fill(0, this.carried);
+      this.carried = 0;
+      await this.frame(this.carry);
+    }
+  }
+
+  /** Frees the VAD for its next recording. */
+  close(): void {
+    this.onClose();
+  }
+
+  private async frame(samples: Float32Array): Promise<void> {
+    if (this.count === this.probs.length) {
+      const bigger = new Float32Array(this.probs.length * 2);
+      bigger.set(this.probs);
+      this.probs = bigger;
+    }
+    this.probs[this.count++] = await this.step(samples);
+  }
 }

@@ -151,6 +151,50 @@ export function speechRegions(probs: Float32Array, opts: SpeechRegionOptions = {
 }
 
 /**
+ * Audio a recording must have beyond a window's end before the window is settled: a window spans at most
+ * 30 s (maxWindowSamples), so any speech that could still join it lies within 30 s of its start; 2 s more
+ * covers the silence that closes a region (minSilenceMs) and its padding.
+ */
+export const SETTLE_SAMPLES = 32 * SAMPLE_RATE;
+/** A region still open this close to the end of what was heard may grow: its cuts are not final. */
+const OPEN_REGION_SAMPLES = 2 * SAMPLE_RATE;
+/**
+ * An open region is cut into windows anyway once it is this long (speech without a 1.4 s pause, as in
+ * a lively meeting), so what waits stays bounded: its cuts are then chosen from the speech heard so far,
+ * where the whole recording's might differ. Chosen by hand: two minutes, 7.7 MB of samples.
+ */
+const LONG_REGION_SAMPLES = 120 * SAMPLE_RATE;
+
+/**
+ * The decoding windows of a recording heard up to `heardSamples` (Silero probabilities `probs` over it)
+ * that begin at or after `fromSample` (a region reaching back before it is cut there), and of those only
+ * the ones more audio cannot change, unless the recording is `complete`; `next` is where the windows still
+ * to come begin (the `fromSample` of the next call). Taken in steps from sample 0, the windows are exactly
+ * those of decodingWindows(speechRegions(...)) over the whole recording, except in speech that runs on
+ * for over two minutes without a pause of 1.4 s (LONG_REGION_SAMPLES), which is cut where heard.
+ */
+export function settledWindows(probs: Float32Array, heardSamples: number, fromSample: number, complete: boolean): { settled: DecodingWindow[]; next: number } {
+  const regions = speechRegions(probs, { totalSamples: heardSamples })
+    .filter((r) => r.endSample > fromSample)
+    .map((r) => ({ startSample: Math.max(r.startSample, fromSample), endSample: r.endSample }));
+  const windows = decodingWindows(regions, probs, heardSamples);
+  if (complete) return { settled: windows, next: heardSamples };
+  const last = regions[regions.length - 1];
+  const open = last && last.endSample + OPEN_REGION_SAMPLES > heardSamples && heardSamples - last.startSample < LONG_REGION_SAMPLES ? last : null;
+  const { maxGapSamples, maxWindowSamples } = DECODING_WINDOW_DEFAULTS;
+  // a window is final once no audio to come can join it: nothing that could fit is still unheard, and the
+  // open region, whose first cut may still move, is too far off for its first piece to join
+  const final = (w: DecodingWindow) =>
+    w.endSample + SETTLE_SAMPLES <= heardSamples &&
+    (!open || w.endSample + maxGapSamples < open.startSample || w.startSample + maxWindowSamples <= open.startSample);
+  let count = 0;
+  while (count < windows.length && final(windows[count]!)) count++;
+  const settled = windows.slice(0, count);
+  const pending = windows[count];
+  return { settled, next: pending ? pending.startSample : Math.max(fromSample, heardSamples - SETTLE_SAMPLES) };
+}
+
+/**
  * Groups regions into windows of at most `maxWindowSamples`, cut only in the silence between
  * regions; a region longer than the maximum is first split at its least speech-like frames.
  * Windows are sorted, disjoint, clamped to [0, totalSamples) and hold no leading/trailing silence.

@@ -1,16 +1,16 @@
 import { SAMPLE_RATE } from '../../engine/protocol';
 import { ApiError, invalidAudio, invalidParam } from '../api/errors';
 import { planarSource } from './downmix';
-import { finiteSource } from './finite';
 import { checkAfterDecode, checkBeforeDecode } from './integrity';
 import { checkAudioLength, DEFAULT_MAX_AUDIO_SECONDS } from './limit';
-import { interleavedSource, BYTES_PER_SAMPLE, type SampleFormat } from './pcm';
+import { BYTES_PER_SAMPLE, type SampleFormat } from './pcm';
 import { resample, resampledLength } from './resample';
-import type { MonoSource } from './source';
 import { sniff, type Sniffed } from './sniff';
 import { decodeStreamed } from './stream-decode';
 import { parseWav, type WavInfo } from './wav';
-import { decodeWavBlob } from './wav-blob';
+import { decodePcmSlices } from './pcm-slices';
+import { appendAll, type PcmSink } from './pcm-sink';
+import { SampleBuffer } from './sample-buffer';
 import { channelsOf, decodeWithWebAudio } from './webaudio';
 
 /** The `encoding` values of the spec (section 4.3). */
@@ -56,7 +56,7 @@ const RAW: Partial<Record<AudioEncoding, SampleFormat>> = { pcm_s16le: 's16', mu
 
 const AUTO_LIST = 'WAV (also RF64 and Wave64), FLAC, MP3, Ogg (Opus, Vorbis), WebM/Matroska, MP4/M4A/MOV/3GP and ADTS AAC';
 
-async function decodeRaw(bytes: Uint8Array, format: SampleFormat, { sampleRate, channels, maxAudioSeconds }: DecodeOptions): Promise<Float32Array> {
+async function decodeRaw(bytes: Uint8Array, format: SampleFormat, { sampleRate, channels, maxAudioSeconds }: DecodeOptions, output: PcmSink): Promise<void> {
   if (!Number.isInteger(channels) || channels < 1 || channels > 10) {
     throw invalidParam(`channels must be an integer from 1 to 10, got ${channels}`);
   }
@@ -75,7 +75,8 @@ async function decodeRaw(bytes: Uint8Array, format: SampleFormat, { sampleRate, 
   // Before resampling: a long body at a low declared rate would otherwise grow many times over.
   const frames = bytes.byteLength / frameBytes;
   checkAudioLength(frames / sampleRate, maxAudioSeconds ?? DEFAULT_MAX_AUDIO_SECONDS, `${bytes.byteLength} bytes at ${sampleRate} Hz last`);
-  return await resampleSome(interleavedSource(bytes, format, channels, sampleRate), 'the body');
+  if (resampledLength(frames, sampleRate, TARGET_RATE) === 0) throw tooFewFrames('the body', frames, sampleRate);
+  await decodePcmSlices((from, to) => bytes.subarray(from, to), { format, channels, sampleRate, dataLength: bytes.byteLength }, TARGET_RATE, output, 'the body');
 }
 
 /** The WAV checks shared by whole and sliced reading: samples present, and at least one output sample. */
@@ -85,14 +86,17 @@ function checkWavSamples(wav: WavInfo): void {
   if (resampledLength(frames, wav.sampleRate, TARGET_RATE) === 0) throw tooFewFrames('the WAV file', frames, wav.sampleRate);
 }
 
-async function decodeWav(bytes: Uint8Array, maxSeconds: number): Promise<Float32Array> {
+async function decodeWav(bytes: Uint8Array, maxSeconds: number, output: PcmSink): Promise<void> {
   const wav = parseWav(bytes);
   checkWavSamples(wav);
+  checkWavLength(wav, maxSeconds);
   const data = bytes.subarray(wav.dataOffset, wav.dataOffset + wav.dataLength);
-  const source = interleavedSource(data, wav.format, wav.channels, wav.sampleRate);
-  checkAudioLength(source.length / wav.sampleRate, maxSeconds, 'the WAV file holds');
-  const floating = wav.format === 'f32' || wav.format === 'f64';
-  return await resampleSome(floating ? finiteSource(source, 'the WAV file') : source, 'the WAV file');
+  await decodePcmSlices((from, to) => data.subarray(from, to), wav, TARGET_RATE, output, 'the WAV file');
+}
+
+function checkWavLength(wav: WavInfo, maxSeconds: number): void {
+  const frames = wav.dataLength / (BYTES_PER_SAMPLE[wav.format] * wav.channels);
+  checkAudioLength(frames / wav.sampleRate, maxSeconds, 'the WAV file holds');
 }
 
 /**
@@ -104,30 +108,27 @@ const WHOLE_BLOB_BYTES = 16 << 20;
 /** Head of a Blob read to find a WAV header (chunks before the samples must fit; else read whole). */
 const WAV_HEAD_BYTES = 1 << 20;
 
-/** A large WAV Blob decoded slice by slice; null for anything else (read whole by the caller). */
-async function decodeWavBlobIfLarge(blob: Blob, options: DecodeOptions, maxSeconds: number): Promise<Float32Array | null> {
-  if (options.encoding !== 'auto' || blob.size <= WHOLE_BLOB_BYTES) return null;
+/** A large WAV Blob decoded slice by slice; false for anything else (read whole by the caller). */
+async function decodeWavBlobIfLarge(blob: Blob, options: DecodeOptions, maxSeconds: number, output: PcmSink): Promise<boolean> {
+  if (options.encoding !== 'auto' || blob.size <= WHOLE_BLOB_BYTES) return false;
   const head = new Uint8Array(await blob.slice(0, WAV_HEAD_BYTES).arrayBuffer());
   const found = sniff(head);
-  if (found.kind !== 'known' || found.container !== 'wav') return null;
+  if (found.kind !== 'known' || found.container !== 'wav') return false;
   let wav: WavInfo;
   try {
     wav = parseWav(head, blob.size);
   } catch {
-    return null; // Maybe a header longer than the head: the whole-body path decides.
+    return false; // Maybe a header longer than the head: the whole-body path decides.
   }
   checkWavSamples(wav);
-  return decodeWavBlob(blob, wav, TARGET_RATE, maxSeconds);
+  checkWavLength(wav, maxSeconds);
+  const at = wav.dataOffset;
+  await decodePcmSlices(async (from, to) => new Uint8Array(await blob.slice(at + from, at + to).arrayBuffer()), wav, TARGET_RATE, output, 'the WAV file');
+  return true;
 }
 
 const tooFewFrames = (what: string, frames: number, rate: number) =>
   invalidAudio(`${what} holds only ${frames} frame${frames === 1 ? '' : 's'} at ${rate} Hz: less than one sample at ${TARGET_RATE} Hz`);
-
-/** Resamples to TARGET_RATE; a few frames that make not one output sample are invalid_audio, not an empty result. */
-async function resampleSome(source: MonoSource, what: string): Promise<Float32Array> {
-  if (resampledLength(source.length, source.sampleRate, TARGET_RATE) === 0) throw tooFewFrames(what, source.length, source.sampleRate);
-  return await resample(source, TARGET_RATE);
-}
 
 function hex(bytes: Uint8Array): string {
   return Array.from(bytes.subarray(0, 8), (b) => b.toString(16).padStart(2, '0')).join(' ');
@@ -160,25 +161,45 @@ async function downmixAndResampleInPlace(buffer: AudioBuffer): Promise<Float32Ar
 }
 
 /**
- * Decodes a request body to 16 kHz mono Float32 samples in [-1, 1]. Main thread (the WebAudio
- * fallback for compressed containers needs it). Takes ownership of an ArrayBuffer body. A large WAV
- * Blob (a File, a fetched body) is read in slices, so it never sits in memory whole. Throws ApiError `invalid_audio` for
- * anything it cannot decode, with a detail naming the cause.
+ * Decodes a request body to 16 kHz mono Float32 samples in [-1, 1] (decodeAudioTo, collected into one
+ * array).
+ */
+export async function decodeAudio(body: ArrayBuffer | Blob, options: DecodeOptions): Promise<Float32Array> {
+  const maxSeconds = options.maxAudioSeconds ?? DEFAULT_MAX_AUDIO_SECONDS;
+  // address space for the longest audio allowed; only the pages written are used (SampleBuffer)
+  const output = new SampleBuffer(0, (maxSeconds + 1) * TARGET_RATE);
+  await decodeAudioTo(body, options, output);
+  return output.take();
+}
+
+/** The streaming decoder gave up after some of its samples had left through a sink that cannot take them back. */
+export class DecodeRestart extends Error {
+  constructor(what: string) {
+    super(`the streaming decoder gave up on ${what} part way; decode it again with compressedDecoder 'webaudio'`);
+    this.name = 'DecodeRestart';
+  }
+}
+
+/**
+ * Decodes a request body to 16 kHz mono Float32 samples in [-1, 1], appended to `output` as they are
+ * decoded (waiting on it between blocks). Main thread (the WebAudio fallback for compressed containers
+ * needs it). Takes ownership of an ArrayBuffer body. A large WAV Blob (a File, a fetched body) is read
+ * in slices, so it never sits in memory whole. Throws ApiError `invalid_audio` for anything it cannot
+ * decode, with a detail naming the cause; some of that is found only at the end (a truncated file), after
+ * samples have been appended. Throws DecodeRestart when the streaming decoder gives up part way and
+ * `output` cannot forget what it already passed on.
  *
  * An explicit container (m4a m4v mp4 mov 3gp 3g2) is a claim about the bytes: they are all
  * ISO-BMFF, so any member of that family is accepted for any of them, but a body that is another
  * format (say WAV sent as encoding=mp4) is rejected rather than silently decoded.
  */
-export async function decodeAudio(body: ArrayBuffer | Blob, options: DecodeOptions): Promise<Float32Array> {
+export async function decodeAudioTo(body: ArrayBuffer | Blob, options: DecodeOptions, output: PcmSink): Promise<void> {
   const maxSeconds = options.maxAudioSeconds ?? DEFAULT_MAX_AUDIO_SECONDS;
-  if (body instanceof Blob) {
-    const sliced = await decodeWavBlobIfLarge(body, options, maxSeconds);
-    if (sliced) return sliced;
-  }
+  if (body instanceof Blob && (await decodeWavBlobIfLarge(body, options, maxSeconds, output))) return;
   const bytes = body instanceof Blob ? await body.arrayBuffer() : body;
   const u8 = new Uint8Array(bytes);
   const raw = RAW[options.encoding];
-  if (raw) return decodeRaw(u8, raw, options);
+  if (raw) return decodeRaw(u8, raw, options, output);
   if (u8.byteLength === 0) throw invalidAudio('the request body is empty');
   const found = sniff(u8);
   if (options.encoding !== 'auto') {
@@ -188,22 +209,28 @@ export async function decodeAudio(body: ArrayBuffer | Blob, options: DecodeOptio
     }
   }
   if (found.kind !== 'known') rejectUnrecognised(found, u8);
-  if (found.container === 'wav') return decodeWav(u8, maxSeconds);
+  if (found.container === 'wav') return decodeWav(u8, maxSeconds, output);
 
   const expected = checkBeforeDecode(found.container, u8);
   checkAudioLength(expected.lengthHint ?? expected.duration, maxSeconds, `the ${found.label} file declares`);
   if (options.compressedDecoder !== 'webaudio') {
-    const streamed = await decodeStreamed(u8, TARGET_RATE, {
-      maxSeconds,
-      what: `the ${found.label} file`,
-      expectedSeconds: expected.lengthHint ?? expected.duration,
-      ...(expected.trim && { trim: expected.trim }),
-    });
+    const streamed = await decodeStreamed(
+      u8,
+      TARGET_RATE,
+      {
+        maxSeconds,
+        what: `the ${found.label} file`,
+        expectedSeconds: expected.lengthHint ?? expected.duration,
+        ...(expected.trim && { trim: expected.trim }),
+      },
+      output,
+    );
     if (streamed) {
       checkAfterDecode(expected, streamed.seconds);
-      return streamed.samples;
+      return;
     }
     if (options.compressedDecoder === 'stream-only') throw new Error(`the streaming decoder declined this ${found.label} file`);
+    if (!output.reset()) throw new DecodeRestart(`the ${found.label} file`);
   }
   let buffer: AudioBuffer;
   try {
@@ -218,5 +245,5 @@ export async function decodeAudio(body: ArrayBuffer | Blob, options: DecodeOptio
   // Before resampling, the last point where the limit can stop the work (WebAudio decodes whole files).
   checkAudioLength(buffer.duration, maxSeconds, `the ${found.label} file holds`);
   checkAfterDecode(expected, buffer.duration);
-  return downmixAndResampleInPlace(buffer);
+  await appendAll(output, await downmixAndResampleInPlace(buffer));
 }

@@ -1,3 +1,5 @@
+import type { PcmSink } from './pcm-sink';
+
 /**
  * Collects samples of a length known only roughly in advance (a compressed file's declared
  * duration) into one Float32Array that owns exactly its samples, without ever copying them:
@@ -8,7 +10,7 @@
  * ever committed. Elsewhere it starts at `expectedSamples` and grows by half (one copy each time),
  * then shrinks by ArrayBuffer.prototype.transfer or a copy.
  */
-export class SampleBuffer {
+export class SampleBuffer implements PcmSink {
   private buffer: ArrayBuffer;
   private data: Float32Array;
   private length = 0;
@@ -31,6 +33,16 @@ export class SampleBuffer {
 
   get size(): number {
     return this.length;
+  }
+
+  /** Never waits: the collector takes everything. */
+  ready(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  reset(): boolean {
+    this.length = 0;
+    return true;
   }
 
   append(block: Float32Array): void {

@@ -1,6 +1,7 @@
 import { ADTS, AudioSampleSink, BufferSource, FLAC, Input, MATROSKA, MP3, MP4, OGG, QTFF, WEBM, type AudioSample } from 'mediabunny';
 import { ApiError } from '../api/errors';
 import { checkAudioLength } from './limit';
+import { AudioConsumerGone, type PcmSink } from './pcm-sink';
 import { SampleBuffer } from './sample-buffer';
 import { StreamResampler } from './stream-resample';
 
@@ -36,7 +37,6 @@ export interface StreamOptions {
 }
 
 export interface Streamed {
-  samples: Float32Array;
   /** Seconds decoded, at the source rate (for the truncation check). */
   seconds: number;
 }
@@ -55,13 +55,15 @@ function downmix(sample: AudioSample, skip: number, frames: number, mono: Float3
 }
 
 /**
- * Decodes `bytes` to `outRate` mono. Resolves null when this path cannot: no AudioDecoder here, a
+ * Decodes `bytes` to `outRate` mono into `output` (by default a collector sized from the declared
+ * duration), waiting on it between packets. Resolves null when this path cannot: no AudioDecoder here, a
  * container or codec mediabunny or the decoder does not take, a decoder error, a change of sample
  * rate mid-stream, or nothing decoded; the caller then falls back to WebAudio (which also gives
- * the established error details for damaged files). Throws only the 413 of the length limit.
+ * the established error details for damaged files); what it appended is then `output`'s to forget.
+ * Throws only the 413 of the length limit, and AudioConsumerGone when `output`'s reader has stopped.
  * Does not take ownership of `bytes`.
  */
-export async function decodeStreamed(bytes: Uint8Array, outRate: number, options: StreamOptions): Promise<Streamed | null> {
+export async function decodeStreamed(bytes: Uint8Array, outRate: number, options: StreamOptions, output?: PcmSink): Promise<Streamed | null> {
   if (typeof AudioDecoder === 'undefined') return null;
   const input = new Input({ source: new BufferSource(bytes), formats: FORMATS });
   try {
@@ -69,7 +71,8 @@ export async function decodeStreamed(bytes: Uint8Array, outRate: number, options
     if (!track || !(await track.canDecode())) return null;
     const declared = options.expectedSeconds || (await input.getDurationFromMetadata([track])) || UNKNOWN_SECONDS;
     // Never more than the limit allows (a header may lie); untouched pages of it cost no memory.
-    const output = new SampleBuffer(Math.min(declared * SLACK, options.maxSeconds) * outRate + outRate, (options.maxSeconds + 1) * outRate);
+    const sink = output ?? new SampleBuffer(Math.min(declared * SLACK, options.maxSeconds) * outRate + outRate, (options.maxSeconds + 1) * outRate);
+    const before = sink.size;
     let resampler: StreamResampler | undefined;
     let rate = 0;
     let frames = 0;
@@ -82,7 +85,7 @@ export async function decodeStreamed(bytes: Uint8Array, outRate: number, options
       try {
         if (!resampler) {
           rate = sample.sampleRate;
-          resampler = new StreamResampler(rate, outRate, (block) => output.append(block));
+          resampler = new StreamResampler(rate, outRate, (block) => sink.append(block));
         } else if (sample.sampleRate !== rate) return null;
         // Priming samples (an MP4 edit list, Opus pre-skip) come with negative timestamps: drop them.
         let skip = sample.timestamp < 0 ? Math.min(sample.numberOfFrames, Math.round(-sample.timestamp * rate)) : 0;
@@ -100,16 +103,17 @@ export async function decodeStreamed(bytes: Uint8Array, outRate: number, options
         resampler.push(downmix(sample, skip, n, mono, plane));
         frames += n;
         checkAudioLength(frames / rate, options.maxSeconds, `decoding found that ${options.what} holds over`);
+        await sink.ready();
       } finally {
         sample.close();
       }
     }
     if (!resampler || frames === 0) return null;
     resampler.finish();
-    if (output.size === 0) return null;
-    return { samples: output.take(), seconds: frames / rate };
+    if (sink.size === before) return null;
+    return { seconds: frames / rate };
   } catch (e) {
-    if (e instanceof ApiError) throw e;
+    if (e instanceof ApiError || e instanceof AudioConsumerGone) throw e;
     return null;
   } finally {
     input.dispose();

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTranscriber } from '../../src/index';
+import { engineWorkerOf } from '../../src/transcriber';
 import { errorRateOf, evalBytes, manifest } from './helpers/clips';
 import { crashEngine } from './helpers/crash-engine';
 
@@ -38,6 +39,28 @@ describe('engine with whisper-tiny (real model, real Chromium)', () => {
     const jfk = (await manifest('en')).find((c) => c.file === 'jfk.flac')!;
     expect(await errorRateOf(jfk.text, mulaw.text, 'en')).toBeLessThan(0.2);
     await expect(transcriber.transcribe(await fixture('bad-random.bin'))).rejects.toMatchObject({ status: 400, code: 'invalid_audio' });
+  });
+
+  it('answers a decoding error found while the engine already transcribes (the audio streams in) with its own error, on the same engine', async () => {
+    const fixture = async (name: string) => new Uint8Array(await (await fetch(`/__fixtures/audio/${name}`)).arrayBuffer());
+    await transcriber.load();
+    const worker = engineWorkerOf(transcriber);
+    // cut in half: the FLAC header's length shows the truncation only once the whole file is decoded
+    const flac = await fixture('flac-stereo.flac');
+    await expect(transcriber.transcribe(flac.slice(0, flac.length >> 1).buffer, { language: 'en' })).rejects.toMatchObject({
+      status: 400,
+      code: 'invalid_audio',
+      detail: expect.stringMatching(/declares .* but only/),
+    });
+    // noise after the first 8 KiB: the streaming decoder gives up, WebAudio then refuses it
+    const noisy = flac.slice();
+    for (let i = 8192, x = 12345; i < noisy.length; i++) noisy[i] = (x = (x * 1103515245 + 12345) >>> 0) >>> 24;
+    await expect(transcriber.transcribe(noisy.buffer, { language: 'en' })).rejects.toMatchObject({ status: 400, code: 'invalid_audio', detail: expect.stringMatching(/FLAC/) });
+    // WebM declares no length: the limit is found while decoding
+    await expect(transcriber.transcribe((await fixture('webm-opus.webm')).buffer, { language: 'en' }, { maxAudioSeconds: 3 })).rejects.toMatchObject({ status: 413 });
+    const ok = await transcriber.transcribe((await fixture('webm-opus.webm')).buffer, { language: 'en' });
+    expect(ok.text.toLowerCase()).toContain('ask not what your country');
+    expect(engineWorkerOf(transcriber)).toBe(worker);
   });
 
   it('returns empty text for silence and for noise (no hallucinated words)', async () => {
