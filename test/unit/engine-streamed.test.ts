@@ -17,8 +17,9 @@ function recording(): Float32Array {
   return out;
 }
 
-/** The engine's segments as comparable text: times and words. */
-const shown = (r: EngineResult) => r.segments.map((s) => `${Math.round(s.startMs)}-${Math.round(s.endMs)} ${s.text} | ${s.words.map((w) => `${w.text}@${Math.round(w.startMs)}`).join(' ')}`);
+/** The engine's segments as comparable text: times, speakers and words. */
+const shown = (r: EngineResult) =>
+  r.segments.map((s) => `${Math.round(s.startMs)}-${Math.round(s.endMs)} S${s.speaker} ${s.text} | ${s.words.map((w) => `${w.text}@${Math.round(w.startMs)}:${w.speaker}`).join(' ')}`);
 
 /** The whole engine (engine/pipeline.ts) in Node, whisper-tiny, given a stream of 16 kHz chunks as the page sends them. */
 describe('the engine on a streamed recording', () => {
@@ -28,10 +29,10 @@ describe('the engine on a streamed recording', () => {
   }, 120_000);
   afterAll(() => engine?.close());
 
-  it('transcribes as the audio arrives, holding at most a block of it, with the same result as the whole recording', async () => {
+  it('transcribes and diarizes as the audio arrives, holding at most a block of it, with the same result as the whole recording', async () => {
     const audio = recording();
     const config = { encoderWindow: 'fit', decoding: 'fast' } as const;
-    const whole = await engine.transcribe(audio.slice(), config);
+    const whole = await engine.transcribe(audio.slice(), config, { diarize: true });
     let pulled = 0;
     const stream = new ReadableStream<Float32Array>(
       {
@@ -47,10 +48,11 @@ describe('the engine on a streamed recording', () => {
     const onProgress = (e: ProgressEvent) => {
       if (e.stage === 'transcribe' && e.processedMs > 0) ahead.push(pulled - (e.processedMs / 1000) * SR);
     };
-    const streamed = await engine.transcribe(audio, config, { audio: stream }, onProgress);
+    const streamed = await engine.transcribe(audio, config, { audio: stream, diarize: true }, onProgress);
     expect(shown(streamed)).toEqual(shown(whole));
     expect(streamed.durationMs).toBe(whole.durationMs);
     expect(whole.segments.length).toBeGreaterThan(10);
+    expect(new Set(whole.segments.map((s) => s.speaker)).size).toBeGreaterThan(1); // ten read-speech voices
     // the first windows were transcribed before the stream was read to its end, and the engine never read
     // far ahead of what it had transcribed: a block (90 s) and a chunk or two, not the recording
     expect(ahead[0]!).toBeLessThan(audio.length - 30 * SR);
