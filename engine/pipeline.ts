@@ -226,8 +226,8 @@ export class Engine {
       const total = vad.samples;
       let result = segments;
       if (ctx.diarizer) {
+        // the last block's transcribeWindows gave the diarizer the whole recording's speech
         const { diarizer, scan } = ctx.diarizer;
-        diarizer.hear(probs, total);
         const turns = scan ? new SegmentedDiarizer(diarizer, scan.found, total).finish(request.maxSpeakers) : diarizer.finish(request.maxSpeakers);
         result = attributeSpeakers(segments, turns, { overlapping: scan !== null });
       } else if (request.diarize) result = attributeSpeakers(segments, oneSpeakerTurns(probs, total));
@@ -261,7 +261,7 @@ export class Engine {
         let next: LanguagePlan | null = plan;
         for (let seek = 0; next; seek++) {
           checkpoint();
-          const decoded = await this.transcribeWindow(loaded.whisper, audio, probs, next, ctx, seek === 0);
+          const decoded = await this.transcribeWindow(loaded.whisper, probs, next, ctx, seek === 0);
           segments.push(...decoded.segments);
           next = seek < MAX_SEEKS ? decoded.rest : null;
         }
@@ -376,14 +376,13 @@ export class Engine {
 
   private async transcribeWindow(
     whisper: WhisperModel,
-    audio: RollingAudio,
     speech: Float32Array,
     plan: LanguagePlan,
     ctx: RequestContext,
     first: boolean,
   ): Promise<{ segments: EngineSegment[]; rest: LanguagePlan | null }> {
     const { window } = plan;
-    const { request, checkpoint } = ctx;
+    const { request, checkpoint, audio } = ctx;
     // the diarizer takes each stretch of audio once: a rest's features are already in its window's
     const diarizer = first ? ctx.diarizer : null;
     const samples = audio.samples(window.startSample, window.endSample);

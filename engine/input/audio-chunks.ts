@@ -1,6 +1,6 @@
 /**
  * The request's audio as chunks in order: a whole recording (a Float32Array) is one chunk; a stream's
- * chunks are read as the page decodes them (src/audio/pcm-stream.ts), so the page waits while the
+ * chunks are read as the page decodes them (PcmStream, src/audio/pcm-sink.ts), so the page waits while the
  * engine is busy and neither side holds the recording whole.
  */
 export async function* audioChunks(audio: Float32Array | ReadableStream<Float32Array>, signal: AbortSignal): AsyncGenerator<Float32Array> {

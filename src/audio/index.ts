@@ -220,7 +220,6 @@ export async function decodeAudioTo(body: ArrayBuffer | Blob, options: DecodeOpt
       {
         maxSeconds,
         what: `the ${found.label} file`,
-        expectedSeconds: expected.lengthHint ?? expected.duration,
         ...(expected.trim && { trim: expected.trim }),
       },
       output,

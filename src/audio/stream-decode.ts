@@ -2,7 +2,6 @@ import { ADTS, AudioSampleSink, BufferSource, FLAC, Input, MATROSKA, MP3, MP4, O
 import { ApiError } from '../api/errors';
 import { checkAudioLength } from './limit';
 import { AudioConsumerGone, type PcmSink } from './pcm-sink';
-import { SampleBuffer } from './sample-buffer';
 import { StreamResampler } from './stream-resample';
 
 /**
@@ -16,22 +15,11 @@ import { StreamResampler } from './stream-resample';
 /** The containers handed to mediabunny (WAV has its own reader; HLS and MPEG-TS are not accepted inputs). */
 const FORMATS = [MP4, QTFF, WEBM, MATROSKA, OGG, MP3, ADTS, FLAC];
 
-/**
- * Output slack over the declared duration, so a file decoding slightly longer than its header
- * says (priming samples, rounding) never makes the buffer grow. Chosen by hand, not measured:
- * 1 % plus one second costs 2.3 MB per hour.
- */
-const SLACK = 1.01;
-/** Assumed length when the container declares none (the buffer grows by half when exceeded). */
-const UNKNOWN_SECONDS = 600;
-
 export interface StreamOptions {
   /** Longest audio accepted; more decoded than this throws the 413 of checkAudioLength. */
   maxSeconds: number;
   /** Names the file in the 413 detail, e.g. 'the MP3 file'. */
   what: string;
-  /** Declared duration in seconds (0 or undefined: unknown), to size the output. */
-  expectedSeconds?: number;
   /** Decoded frames to drop at the start, then to keep (integrity.ts Expectation.trim). */
   trim?: { skip: number; keep: number };
 }
@@ -55,24 +43,20 @@ function downmix(sample: AudioSample, skip: number, frames: number, mono: Float3
 }
 
 /**
- * Decodes `bytes` to `outRate` mono into `output` (by default a collector sized from the declared
- * duration), waiting on it between packets. Resolves null when this path cannot: no AudioDecoder here, a
+ * Decodes `bytes` to `outRate` mono into `output`, waiting on it between packets. Resolves null when this path cannot: no AudioDecoder here, a
  * container or codec mediabunny or the decoder does not take, a decoder error, a change of sample
  * rate mid-stream, or nothing decoded; the caller then falls back to WebAudio (which also gives
  * the established error details for damaged files); what it appended is then `output`'s to forget.
  * Throws only the 413 of the length limit, and AudioConsumerGone when `output`'s reader has stopped.
  * Does not take ownership of `bytes`.
  */
-export async function decodeStreamed(bytes: Uint8Array, outRate: number, options: StreamOptions, output?: PcmSink): Promise<Streamed | null> {
+export async function decodeStreamed(bytes: Uint8Array, outRate: number, options: StreamOptions, output: PcmSink): Promise<Streamed | null> {
   if (typeof AudioDecoder === 'undefined') return null;
   const input = new Input({ source: new BufferSource(bytes), formats: FORMATS });
   try {
     const track = await input.getPrimaryAudioTrack();
     if (!track || !(await track.canDecode())) return null;
-    const declared = options.expectedSeconds || (await input.getDurationFromMetadata([track])) || UNKNOWN_SECONDS;
-    // Never more than the limit allows (a header may lie); untouched pages of it cost no memory.
-    const sink = output ?? new SampleBuffer(Math.min(declared * SLACK, options.maxSeconds) * outRate + outRate, (options.maxSeconds + 1) * outRate);
-    const before = sink.size;
+    const before = output.size;
     let resampler: StreamResampler | undefined;
     let rate = 0;
     let frames = 0;
@@ -85,7 +69,7 @@ export async function decodeStreamed(bytes: Uint8Array, outRate: number, options
       try {
         if (!resampler) {
           rate = sample.sampleRate;
-          resampler = new StreamResampler(rate, outRate, (block) => sink.append(block));
+          resampler = new StreamResampler(rate, outRate, (block) => output.append(block));
         } else if (sample.sampleRate !== rate) return null;
         // Priming samples (an MP4 edit list, Opus pre-skip) come with negative timestamps: drop them.
         let skip = sample.timestamp < 0 ? Math.min(sample.numberOfFrames, Math.round(-sample.timestamp * rate)) : 0;
@@ -103,14 +87,14 @@ export async function decodeStreamed(bytes: Uint8Array, outRate: number, options
         resampler.push(downmix(sample, skip, n, mono, plane));
         frames += n;
         checkAudioLength(frames / rate, options.maxSeconds, `decoding found that ${options.what} holds over`);
-        await sink.ready();
+        await output.ready();
       } finally {
         sample.close();
       }
     }
     if (!resampler || frames === 0) return null;
     resampler.finish();
-    if (sink.size === before) return null;
+    if (output.size === before) return null;
     return { seconds: frames / rate };
   } catch (e) {
     if (e instanceof ApiError || e instanceof AudioConsumerGone) throw e;

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeAudio, type AudioEncoding } from '../../src/audio/index';
+import { SampleBuffer } from '../../src/audio/sample-buffer';
 import { decodeStreamed } from '../../src/audio/stream-decode';
 import { bestLag, snrDb } from '../unit/audio-compare';
 
@@ -63,13 +64,13 @@ describe('streamed decoding (mediabunny + WebCodecs) against WebAudio decodeAudi
 
   it('stops with 413 while decoding once the decoded audio passes maxSeconds', async () => {
     const bytes = new Uint8Array(await get('/__fixtures/audio/webm-opus.webm'));
-    const err = await decodeStreamed(bytes, 16000, { maxSeconds: 3, what: 'the WebM/Matroska file' }).then(() => null, (e: unknown) => e);
+    const err = await decodeStreamed(bytes, 16000, { maxSeconds: 3, what: 'the WebM/Matroska file' }, new SampleBuffer(0, 16000 * 10)).then(() => null, (e: unknown) => e);
     expect((err as { status?: number }).status).toBe(413);
     expect((err as Error & { detail: string }).detail).toMatch(/decoding found that the WebM\/Matroska file holds over 3\.\d s .*limit of 3 s/);
   });
 
   it('declines what it cannot decode (not audio), leaving the fallback to WebAudio', async () => {
     const noise = new Uint8Array(4096).map((_, i) => (i * 7919) & 255);
-    expect(await decodeStreamed(noise, 16000, { maxSeconds: Infinity, what: 'x' })).toBeNull();
+    expect(await decodeStreamed(noise, 16000, { maxSeconds: Infinity, what: 'x' }, new SampleBuffer(0, 16000 * 10))).toBeNull();
   });
 });
