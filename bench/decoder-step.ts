@@ -10,19 +10,22 @@ import { EVAL_DIR } from '../config/paths';
 import { FULL_FRAMES, logMelSpectrogram } from '../engine/whisper/features';
 import { argmax } from '../engine/whisper/generate';
 import { beamLayout } from '../engine/whisper/model';
+import type { LogitsWeight } from '../engine/whisper/patches';
 
-const USAGE = `node bench/decoder-step.mjs [--model whisper-base] [--cached 63] [--runs 30]
+const USAGE = `node bench/decoder-step.mjs [--model whisper-base] [--logits-weight float|int8|export] [--cached 63] [--runs 30]
   Prints ms per decoder run for 1 and 5 rows, with and without logits (a run computing no logits row).`;
 
 export async function runDecoderStep(argv: string[]): Promise<number> {
-  const options = parseRunnerOptions(argv, ['model', 'cached', 'runs'], USAGE);
+  const options = parseRunnerOptions(argv, ['model', 'logits-weight', 'cached', 'runs'], USAGE);
   if (typeof options === 'number') return options;
-  const model = await loadNodeWhisper(options.get('model') ?? 'whisper-base');
+  const weight = options.get('logits-weight');
+  if (weight !== undefined && !['float', 'int8', 'export'].includes(weight)) throw new Error(`--logits-weight: ${weight} is not float, int8 or export`);
+  const model = await loadNodeWhisper(options.get('model') ?? 'whisper-base', weight as LogitsWeight | undefined);
   const audio = readAudio(`${EVAL_DIR}/en/jfk.flac`);
   const encoded = await model.encode(logMelSpectrogram(audio, FULL_FRAMES), FULL_FRAMES);
   const start = await model.startAfter(encoded, { language: 'en' }, Array(Number(options.get('cached') ?? 63)).fill(model.vocab.encode(' the')[0]!));
   const runs = Number(options.get('runs') ?? 30);
-  console.log(`${options.get('model') ?? 'whisper-base'}: ${start.cache.length} cached positions, ms per run over ${runs} runs`);
+  console.log(`${options.get('model') ?? 'whisper-base'} (logits weight ${options.get('logits-weight') ?? 'as the engine holds it'}): ${start.cache.length} cached positions, ms per run over ${runs} runs`);
   for (const rows of [1, 5]) {
     for (const logits of [true, false]) {
       const ids = Array(rows).fill(argmax(start.row));

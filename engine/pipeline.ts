@@ -17,6 +17,7 @@ import { SegmentationModel, SegmentationScan } from './speakers/segmentation-mod
 import { SegmentedDiarizer, SEGMENTED_DEFAULTS } from './speakers/segmented-diarize';
 import { steeringFor, type Steering } from './decoding/steering';
 import { createWhisper, fetchWhisperFiles, whisperPaths } from './whisper/loader';
+import type { LogitsWeight } from './whisper/patches';
 import { SileroVad, VAD_FRAME_SAMPLES, type VadStream } from './vad/silero';
 import { audioChunks } from './input/audio-chunks';
 import { RollingAudio } from './input/rolling-audio';
@@ -90,11 +91,14 @@ const MAX_SEEKS = 2;
 const BLOCK_SAMPLES = 90 * SAMPLE_RATE;
 
 /**
- * Per model, whether the decoder holds its logits weight as floats (patchWhisperDecoder): for tiny and base
- * long-form transcription ran 1.38x faster for 182 and 249 MB more peak memory; small's short clips ran
- * no faster for 402 MB more (bench/README.md, "Decoder step").
+ * Per model, how the decoder holds its logits weight (patchWhisperDecoder's LogitsWeight). Floats ran
+ * tiny's and base's long-form transcription 1.38x faster than the export's path; small's short clips ran
+ * no faster for 402 MB more. int8 with the best tokens scored exactly gave base the same transcripts as
+ * floats on ../shared/eval/en and dev/en (108 of 109 identical, one in capitals) and the same step time
+ * with 5 beams, its default, for 227 MB less peak memory; greedy steps, tiny's default, cost it about
+ * 3 ms more, so tiny keeps floats (bench/README.md, "Decoder step").
  */
-export const FLOAT_LOGITS_WEIGHT: Record<EngineConfig['model'], boolean> = { 'whisper-tiny': true, 'whisper-base': true, 'whisper-small': false };
+export const LOGITS_WEIGHT: Record<EngineConfig['model'], LogitsWeight> = { 'whisper-tiny': 'float', 'whisper-base': 'int8', 'whisper-small': 'export' };
 
 /**
  * The engine that runs in the Web Worker: loads Whisper + Silero VAD once, then transcribes 16 kHz mono PCM.
@@ -161,7 +165,7 @@ export class Engine {
     // whisper-base's block-2 output doubles as the speaker features for diarization (engine/speakers/)
     const whisperOptions = {
       extraOutputs: config.model === 'whisper-base' ? [SPEAKER_FEATURE_TENSOR] : [],
-      floatLogitsWeight: FLOAT_LOGITS_WEIGHT[config.model],
+      logitsWeight: LOGITS_WEIGHT[config.model],
     };
     let whisper: WhisperModel;
     let usedBackend = backend;

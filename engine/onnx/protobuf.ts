@@ -167,7 +167,10 @@ const MODEL = { opsetImport: 8, graph: 7 } as const;
 const OPSET = { domain: 1, version: 2 } as const;
 export const GRAPH = { node: 1, initializer: 5, input: 11, output: 12, valueInfo: 13 } as const;
 export const NODE = { input: 1, output: 2, name: 3, opType: 4, attribute: 5, domain: 7 } as const;
-export const ATTRIBUTE = { name: 1, t: 5, g: 6, ints: 8, graphs: 11, type: 20 } as const;
+export const ATTRIBUTE = { name: 1, i: 3, s: 4, t: 5, g: 6, ints: 8, graphs: 11, type: 20 } as const;
+const ATTRIBUTE_TYPE_INT = 2;
+const ATTRIBUTE_TYPE_STRING = 3;
+const ATTRIBUTE_TYPE_INTS = 7;
 const ATTRIBUTE_TYPE_TENSOR = 4;
 const TENSOR = { dims: 1, dataType: 2, floatData: 4, int32Data: 5, name: 8, rawData: 9, externalData: 13, dataLocation: 14 } as const;
 const STRING_ENTRY = { key: 1, value: 2 } as const;
@@ -310,14 +313,14 @@ export function initializerValues(init: InitializerView): Float32Array | Uint8Ar
 }
 
 /**
- * A float initializer whose `bytes` values are in the external file `location` (from offset 0), which
- * the session is given beside the model (onnxruntime-web's `externalData`): the values are copied once,
- * into the tensor, instead of travelling inside the model's bytes and being parsed out of them.
+ * An initializer of `dataType` whose `bytes` values are in the external file `location` (from offset 0),
+ * which the session is given beside the model (onnxruntime-web's `externalData`): the values are copied
+ * once, into the tensor, instead of travelling inside the model's bytes and being parsed out of them.
  */
-export function encodeExternalFloatInitializer(name: string, dims: number[], location: string, bytes: number): Chunks {
+export function encodeExternalInitializer(name: string, dims: number[], dataType: number, location: string, bytes: number): Chunks {
   const out = new Chunks();
   for (const d of dims) out.varint(TENSOR.dims, d);
-  out.varint(TENSOR.dataType, DATA_TYPE_FLOAT).string(TENSOR.name, name);
+  out.varint(TENSOR.dataType, dataType).string(TENSOR.name, name);
   const entry = (key: string, value: string) => new Chunks().string(STRING_ENTRY.key, key).string(STRING_ENTRY.value, value);
   for (const [key, value] of [['location', location], ['offset', '0'], ['length', String(bytes)]] as const) out.message(TENSOR.externalData, entry(key, value));
   return out.varint(TENSOR.dataLocation, DATA_LOCATION_EXTERNAL);
@@ -340,11 +343,23 @@ export function encodeEmptyFloatConstant(name: string, output: string, dims: num
   return encodeNode('Constant', name, [], [output]).message(NODE.attribute, value);
 }
 
-export function encodeNode(opType: string, name: string, inputs: string[], outputs: string[]): Chunks {
+/** A node of the default domain with its `attributes` (a Cast's `to`, a Transpose's `perm`, an Einsum's `equation`). */
+export function encodeNode(opType: string, name: string, inputs: string[], outputs: string[], attributes: Record<string, number | number[] | string> = {}): Chunks {
   const node = new Chunks();
   for (const i of inputs) node.string(NODE.input, i);
   for (const o of outputs) node.string(NODE.output, o);
-  return node.string(NODE.name, name).string(NODE.opType, opType);
+  node.string(NODE.name, name).string(NODE.opType, opType);
+  for (const [key, value] of Object.entries(attributes)) {
+    const attribute = new Chunks().string(ATTRIBUTE.name, key);
+    if (typeof value === 'string') attribute.string(ATTRIBUTE.s, value).varint(ATTRIBUTE.type, ATTRIBUTE_TYPE_STRING);
+    else if (typeof value === 'number') attribute.varint(ATTRIBUTE.i, value).varint(ATTRIBUTE.type, ATTRIBUTE_TYPE_INT);
+    else {
+      for (const v of value) attribute.varint(ATTRIBUTE.ints, v);
+      attribute.varint(ATTRIBUTE.type, ATTRIBUTE_TYPE_INTS);
+    }
+    node.message(NODE.attribute, attribute);
+  }
+  return node;
 }
 
 /** The node with input names replaced (`from` → `to`, or every key of a map → its value); every other field keeps its bytes. */

@@ -1,5 +1,5 @@
 import type * as OrtModule from 'onnxruntime-web';
-import { patchWhisperDecoder, patchWhisperEncoder } from './patches';
+import { patchWhisperDecoder, patchWhisperEncoder, type LogitsWeight } from './patches';
 import type { LoadProgress } from '../runtime/model-files';
 import { WhisperModel } from './model';
 import { WhisperVocabulary, type GenerationConfig } from './tokenizer';
@@ -28,8 +28,8 @@ export interface WhisperFiles {
 export interface WhisperLoadOptions {
   /** Intermediate encoder tensors to expose beside its output (patchWhisperEncoder's extraOutputs). */
   extraOutputs?: readonly string[];
-  /** Hold the decoder's logits weight as floats (patchWhisperDecoder's floatLogitsWeight; default true). */
-  floatLogitsWeight?: boolean;
+  /** How the decoder holds its logits weight (patchWhisperDecoder's LogitsWeight; default 'float'). */
+  logitsWeight?: LogitsWeight;
 }
 
 /** A model's files in transformers.js's layout (q8 encoder, merged q8 decoder), relative to the models folder. */
@@ -68,7 +68,7 @@ export async function createWhisper(
   const vocab = new WhisperVocabulary(files.tokenizer, files.tokenizerConfig, files.generation);
   // each patched copy is made just before its session and dropped after it, so the two never coexist
   const encoder = () => patchWhisperEncoder(files.encoder, { dynamicFrames: true, extraOutputs: [...(options.extraOutputs ?? [])] });
-  const decoder = () => patchWhisperDecoder(files.decoder, { floatLogitsWeight: options.floatLogitsWeight ?? true });
+  const decoder = () => patchWhisperDecoder(files.decoder, { logitsWeight: options.logitsWeight, specialFrom: vocab.eot });
   return WhisperModel.create(ort, encoder, decoder, vocab, files.generation, files.config, sessionOptions);
 }
 

@@ -17,7 +17,7 @@ import {
   NODE,
   defaultOpset,
   encodeEmptyFloatConstant,
-  encodeExternalFloatInitializer,
+  encodeExternalInitializer,
   encodeInt64Initializer,
   encodeNode,
   encodeValueInfo,
@@ -242,9 +242,25 @@ export const SELF_MASK = 'self_mask';
 /** The decoder input added by patchWhisperDecoder: the cached branch's position of each new token, int64 [new tokens]. */
 export const TOKEN_POSITIONS = 'token_positions';
 
-/** The float logits weight that patchWhisperDecoder makes once (foldedLogitsWeight), and its external file. */
+/** The logits weight that patchWhisperDecoder makes once (its LogitsWeight); with 'int8', the special tokens' part. */
 const LOGITS_WEIGHT = `${PATCH}/logits_weight`;
-const LOGITS_WEIGHT_FILE = 'localscribe-logits-weight.bin';
+const SPECIAL_WEIGHT = `${PATCH}/special_logits_weight`;
+/** The int64 initializers of integerProduct: EXACT_TOKENS, and a Pad's pads adding one row. */
+const EXACT_COUNT = `${PATCH}/exact_tokens`;
+const EXTRA_ROW = `${PATCH}/extra_row`;
+const [FIRST_ROW, LAST_ROW] = [`${PATCH}/first_row`, `${PATCH}/last_row`];
+/** The int64 [1] initializer holding 1, the rows' axis (patchWhisperDecoder's Slice of the hidden state). */
+const ROW_AXIS = `${PATCH}/axis`;
+
+/**
+ * How the decoder's logits weight is held (the q8 exports dequantize their int8 token embedding into it
+ * in every run, and onnxruntime never folds a DequantizeLinear):
+ * - 'float': dequantized once at load, as floats (4 bytes a value);
+ * - 'int8': the int8 values once transposed at load, multiplied by the dynamically quantized hidden
+ *   state as the export's other MatMuls are (1 byte a value);
+ * - 'export': the export's own path.
+ */
+export type LogitsWeight = 'float' | 'int8' | 'export';
 
 /** A patched model and the external data files its initializers name (onnxruntime-web's SessionOptions.externalData). */
 export interface PatchedModel {
@@ -260,12 +276,24 @@ export interface PatchedModel {
  * multiplication only and its logits are unchanged. null where the weight is not made that way
  * (a float export, a scale per channel).
  */
-interface FoldedWeight {
-  dims: number[];
-  values: Float32Array;
+/** The int8 logits weight as the export stores it, and how the export dequantizes it. */
+interface StoredWeight {
+  values: Uint8Array | Int8Array;
+  dataType: number;
+  /** The stored [rows, cols]; the weight [d_model, vocab] is its transpose when `transposed`. */
+  rows: number;
+  cols: number;
+  transposed: boolean;
+  scale: string;
+  zeroPoint: string | undefined;
 }
 
-function foldedLogitsWeight(nodes: readonly NodeView[], initializers: ReadonlyMap<string, InitializerView>, weight: string): FoldedWeight | null {
+/**
+ * The logits MatMul's weight [d_model, vocab] where the export makes it in every decoder run by
+ * dequantizing (and transposing) an int8 copy of the token embedding with one scale; null where it is
+ * made otherwise (a float export, a scale per channel).
+ */
+function storedLogitsWeight(nodes: readonly NodeView[], initializers: ReadonlyMap<string, InitializerView>, weight: string): StoredWeight | null {
   const dequantize = nodes.find((n) => n.outputs[0] === weight && n.opType === 'DequantizeLinear');
   if (!dequantize || dequantize.inputs.length < 2) return null;
   const [input, scaleName, zeroName] = dequantize.inputs as [string, string, string | undefined];
@@ -275,18 +303,83 @@ function foldedLogitsWeight(nodes: readonly NodeView[], initializers: ReadonlyMa
   const scale = initializers.get(scaleName);
   const zero = zeroName ? initializers.get(zeroName) : undefined;
   if (!quantized || quantized.dims.length !== 2 || ![DATA_TYPE_UINT8, DATA_TYPE_INT8].includes(quantized.dataType) || !scale) return null;
-  const q = initializerValues(quantized);
+  const values = initializerValues(quantized);
   const s = initializerValues(scale);
   const z = zero ? initializerValues(zero) : new Uint8Array(1);
-  if (!q || !(s instanceof Float32Array) || s.length !== 1 || !z || z.length !== 1) return null;
+  if (!values || values instanceof Float32Array || !(s instanceof Float32Array) || s.length !== 1 || !z || z.length !== 1) return null;
   const [rows, cols] = quantized.dims as [number, number];
-  const [scaleValue, zeroValue] = [s[0]!, z[0]!];
-  const values = new Float32Array(rows * cols);
-  if (transpose) {
-    // stored [vocab, d_model]: the weight is its transpose
-    for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) values[c * rows + r] = (q[r * cols + c]! - zeroValue) * scaleValue;
-  } else for (let i = 0; i < values.length; i++) values[i] = (q[i]! - zeroValue) * scaleValue;
-  return { dims: transpose ? [cols, rows] : [rows, cols], values };
+  return { values, dataType: quantized.dataType, rows, cols, transposed: !!transpose, scale: scaleName, zeroPoint: zeroName };
+}
+
+/** A weight made once at load, for an external file. */
+interface MadeWeight {
+  name: string;
+  file: string;
+  dims: number[];
+  dataType: number;
+  bytes: Uint8Array;
+}
+
+/**
+ * The logits weight [d_model, vocab] made once at load. 'float': (q - zero point) × scale, rounded to
+ * float as the export's DequantizeLinear does, so the logits are unchanged. 'int8': the stored values in
+ * the weight's layout for the text tokens (the columns before `specialFrom`), and the special tokens'
+ * columns (end of text, languages, tasks, timestamps) as floats.
+ */
+function madeLogitsWeights(stored: StoredWeight, initializers: ReadonlyMap<string, InitializerView>, kind: 'float' | 'int8', specialFrom: number): MadeWeight[] {
+  const { values: q, rows, cols, transposed } = stored;
+  const [dModel, vocab] = transposed ? [cols, rows] : [rows, cols];
+  const scale = (initializerValues(initializers.get(stored.scale)!) as Float32Array)[0]!;
+  const zero = stored.zeroPoint ? initializerValues(initializers.get(stored.zeroPoint)!)![0]! : 0;
+  // value [d, v] of the weight: stored [vocab, d_model] is its transpose
+  const at = (d: number, v: number) => q[transposed ? v * cols + d : d * cols + v]!;
+  const floats = (from: number, to: number): MadeWeight => {
+    const out = new Float32Array(dModel * (to - from));
+    for (let d = 0; d < dModel; d++) for (let v = from; v < to; v++) out[d * (to - from) + v - from] = (at(d, v) - zero) * scale;
+    const name = from === 0 ? LOGITS_WEIGHT : SPECIAL_WEIGHT;
+    return { name, file: `localscribe-${name.split('/').pop()}.bin`, dims: [dModel, to - from], dataType: DATA_TYPE_FLOAT, bytes: new Uint8Array(out.buffer) };
+  };
+  if (kind === 'float') return [floats(0, vocab)];
+  const text = new Uint8Array(dModel * specialFrom);
+  for (let d = 0; d < dModel; d++) for (let v = 0; v < specialFrom; v++) text[d * specialFrom + v] = at(d, v) & 0xff;
+  return [{ name: LOGITS_WEIGHT, file: 'localscribe-logits_weight.bin', dims: [dModel, specialFrom], dataType: stored.dataType, bytes: text }, floats(specialFrom, vocab)];
+}
+
+/** How many of each row's best tokens the int8 logits path scores again exactly (integerProduct). */
+export const EXACT_TOKENS = 64;
+
+/**
+ * The logits MatMul on the int8 weight. Every logit first comes from the export's own pattern for its
+ * other MatMuls (which onnxruntime fuses into one DynamicQuantizeMatMul): the hidden state quantized per
+ * run, an integer product, and the two scales. That costs up to about one logit of error, as one scale
+ * covers all of a row's channels; the EXACT_TOKENS highest of each row are then computed again from the
+ * float hidden state and their dequantized weight columns, the float product's arithmetic, so the tokens
+ * decoding chooses between have the float path's logits.
+ */
+function integerProduct(logits: NodeView, hidden: string, stored: StoredWeight): Chunks[] {
+  const at = (part: string) => `${logits.name}${PATCH}/${part}`;
+  const zero = stored.zeroPoint ? [stored.zeroPoint] : [];
+  return [
+    encodeNode('DynamicQuantizeLinear', at('quantize'), [hidden], [at('q'), at('q_scale'), at('q_zero')]),
+    encodeNode('MatMulInteger', at('product'), [at('q'), LOGITS_WEIGHT, at('q_zero'), ...zero], [at('int')]),
+    encodeNode('Cast', at('cast'), [at('int')], [at('float')], { to: DATA_TYPE_FLOAT }),
+    encodeNode('Mul', at('scales'), [at('q_scale'), stored.scale], [at('scale')]),
+    encodeNode('Mul', at('scaled'), [at('float'), at('scale')], [at('approximate')]),
+    // one row of zeros after the rows, taken off again: TopK fails on a run that asks for no logits row
+    encodeNode('Pad', at('padded'), [at('approximate'), EXTRA_ROW], [at('padded_rows')]),
+    encodeNode('TopK', at('best'), [at('padded_rows'), EXACT_COUNT], [at('best_values'), at('padded_ids')], { sorted: 0 }),
+    encodeNode('Slice', at('unpadded'), [at('padded_ids'), FIRST_ROW, LAST_ROW, ROW_AXIS], [at('best_ids')]),
+    // [d_model, 1, rows, k]: each best token's column of the weight
+    encodeNode('Gather', at('columns'), [LOGITS_WEIGHT, at('best_ids')], [at('columns_q')], { axis: 1 }),
+    encodeNode('DequantizeLinear', at('dequantize'), [at('columns_q'), stored.scale, ...zero], [at('columns_float')]),
+    encodeNode('Transpose', at('by_row'), [at('columns_float')], [at('row_columns')], { perm: [1, 2, 0, 3] }),
+    encodeNode('Unsqueeze', at('row_vectors'), [hidden], [at('hidden_rows')], { axes: [2] }),
+    encodeNode('MatMul', at('exact'), [at('hidden_rows'), at('row_columns')], [at('exact_rows')]),
+    encodeNode('Squeeze', at('exact_values'), [at('exact_rows')], [at('exact_values')], { axes: [2] }),
+    encodeNode('ScatterElements', at('place'), [at('approximate'), at('best_ids'), at('exact_values')], [at('text')], { axis: 2 }),
+    encodeNode('MatMul', at('special'), [hidden, SPECIAL_WEIGHT], [at('special_values')]),
+    encodeNode('Concat', at('joined'), [at('text'), at('special_values')], [logits.outputs[0]!], { axis: 2 }),
+  ];
 }
 
 /** Whether a Transpose's attribute is perm [1, 0] (what a Transpose of a matrix without one does). */
@@ -308,10 +401,12 @@ function swapsTwoAxes(attribute: Field): boolean {
  *   logits dequantized the whole int8 logits weight in every window's first run (106 MB for base);
  * - the cached branch computes logits only from position LOGITS_FROM (an int64 [1] input) on: a 120-token
  *   prompt's rows over the 51,865-token vocabulary cost more than the rest of its decoder run;
- * - with `floatLogitsWeight` (the default), the cached branch multiplies by the logits weight made once
- *   here (foldedLogitsWeight), handed over as external data: faster steps for the memory of a float copy.
+ * - unless `logitsWeight` is 'export', the cached branch multiplies by the logits weight made once here
+ *   (LogitsWeight), handed over as external data.
  */
-export function patchWhisperDecoder(model: Uint8Array, options: { floatLogitsWeight?: boolean } = {}): PatchedModel {
+export function patchWhisperDecoder(model: Uint8Array, options: { logitsWeight?: LogitsWeight; specialFrom?: number } = {}): PatchedModel {
+  const weightKind = options.logitsWeight ?? 'float';
+  if (weightKind === 'int8' && !options.specialFrom) throw new Error("Whisper decoder patch: logitsWeight 'int8' needs specialFrom, the first special token's id");
   const { modelFields, graphFields } = parseModel(model);
   const ifs = graphFields.filter((f) => f.num === GRAPH.node).map(viewNode).filter((n) => n.opType === 'If' && n.inputs[0] === 'use_cache_branch');
   if (ifs.length !== 1) throw new Error('Not a Whisper merged decoder: no If on use_cache_branch');
@@ -321,11 +416,11 @@ export function patchWhisperDecoder(model: Uint8Array, options: { floatLogitsWei
   if (!inputNames.includes('input_ids') || !inputNames.includes(pastKey)) throw new Error(`Not a Whisper merged decoder: inputs input_ids and ${pastKey} not found`);
 
   const name = (part: string) => `${PATCH}/${part}`;
-  const initializers = [encodeInt64Initializer(name('end'), [Number.MAX_SAFE_INTEGER]), encodeInt64Initializer(name('axis'), [1])];
+  const initializers = [encodeInt64Initializer(name('end'), [Number.MAX_SAFE_INTEGER]), encodeInt64Initializer(ROW_AXIS, [1])];
 
   const topInitializers = new Map(graphFields.filter((f) => f.num === GRAPH.initializer).map(viewInitializer).map((i) => [i.name, i]));
   // the logits weight as the first branch makes it; the other branch makes the same one
-  const logitsWeight: { name: string | null; folded: FoldedWeight | null } = { name: null, folded: null };
+  const logitsWeight: { name: string | null; stored: StoredWeight | null } = { name: null, stored: null };
   let masked = 0;
   let positioned = 0;
   let sliced = 0;
@@ -356,13 +451,13 @@ export function patchWhisperDecoder(model: Uint8Array, options: { floatLogitsWei
     for (const o of stubbed.keys()) outputs.delete(o);
     const nodes = [...views.values()];
     const logits = nodes.find(isLogits);
-    if (logits && logitsWeight.name === null && (options.floatLogitsWeight ?? true)) {
-      Object.assign(logitsWeight, { name: logits.inputs[1]!, folded: foldedLogitsWeight(nodes, topInitializers, logits.inputs[1]!) });
+    if (logits && logitsWeight.name === null && weightKind !== 'export') {
+      Object.assign(logitsWeight, { name: logits.inputs[1]!, stored: storedLogitsWeight(nodes, topInitializers, logits.inputs[1]!) });
     }
-    const weightRename = new Map(cached && logitsWeight.folded && logits?.inputs[1] === logitsWeight.name ? [[logitsWeight.name, LOGITS_WEIGHT]] : []);
+    const weightRename = new Map(cached && logitsWeight.stored && logits?.inputs[1] === logitsWeight.name ? [[logitsWeight.name, LOGITS_WEIGHT]] : []);
     const after = nodes.map((n) => {
       if (cached && isPositionSlice(n)) return { ...n, inputs: [n.inputs[0]!, TOKEN_POSITIONS] };
-      // the folded weight leaves its dequantization (and transpose) without a use
+      // the weight made once leaves the export's dequantization (and transpose) without a use
       return n === logits && weightRename.size > 0 ? { ...n, inputs: [n.inputs[0]!, LOGITS_WEIGHT] } : n;
     });
     const unused = new Set(deadNodes(after, outputs).map((n) => n.field));
@@ -394,8 +489,9 @@ export function patchWhisperDecoder(model: Uint8Array, options: { floatLogitsWei
       } else if (isLogits(node)) {
         const hidden = node.inputs[0]!;
         const kept = `${hidden}${PATCH}/from`;
-        out.message(GRAPH.node, encodeNode('Slice', `${node.name}${PATCH}/Slice`, [hidden, LOGITS_FROM, name('end'), name('axis')], [kept]));
-        out.message(GRAPH.node, renameNodeInput(node, new Map([[hidden, kept], ...weightRename])));
+        out.message(GRAPH.node, encodeNode('Slice', `${node.name}${PATCH}/Slice`, [hidden, LOGITS_FROM, name('end'), ROW_AXIS], [kept]));
+        if (weightRename.size > 0 && weightKind === 'int8') for (const n of integerProduct(node, kept, logitsWeight.stored!)) out.message(GRAPH.node, n);
+        else out.message(GRAPH.node, renameNodeInput(node, new Map([[hidden, kept], ...weightRename])));
         sliced++;
       } else out.push(f.bytes);
     }
@@ -413,10 +509,15 @@ export function patchWhisperDecoder(model: Uint8Array, options: { floatLogitsWei
   if (positioned !== 1) throw new Error(`Whisper decoder patch: expected one positional-embedding Slice in the cached branch, found ${positioned}`);
   if (sliced !== 1) throw new Error(`Whisper decoder patch: expected a MatMul giving the logits in the cached branch, found ${sliced}`);
   const externalData: PatchedModel['externalData'] = [];
-  if (logitsWeight.folded) {
-    const { dims, values } = logitsWeight.folded;
-    initializers.push(encodeExternalFloatInitializer(LOGITS_WEIGHT, dims, LOGITS_WEIGHT_FILE, values.byteLength));
-    externalData.push({ path: LOGITS_WEIGHT_FILE, data: new Uint8Array(values.buffer, values.byteOffset, values.byteLength) });
+  if (logitsWeight.stored && weightKind !== 'export') {
+    for (const { name: weight, file, dims, dataType, bytes } of madeLogitsWeights(logitsWeight.stored, topInitializers, weightKind, options.specialFrom ?? 0)) {
+      initializers.push(encodeExternalInitializer(weight, dims, dataType, file, bytes.byteLength));
+      externalData.push({ path: file, data: bytes });
+    }
+    if (weightKind === 'int8') {
+      initializers.push(encodeInt64Initializer(EXACT_COUNT, [EXACT_TOKENS]), encodeInt64Initializer(EXTRA_ROW, [0, 0, 0, 0, 1, 0]));
+      initializers.push(encodeInt64Initializer(FIRST_ROW, [0]), encodeInt64Initializer(LAST_ROW, [-1]));
+    }
   }
 
   const graph = new Chunks();

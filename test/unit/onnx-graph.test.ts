@@ -286,11 +286,50 @@ describe('patchWhisperDecoder on whisper-tiny', () => {
     expect(patched.externalData.map((d) => d.data.byteLength)).toEqual([384 * 51865 * 4]);
   });
 
-  it('keeps the export\'s logits weight when asked to (floatLogitsWeight: false, for whisper-small)', () => {
-    const patched = patchWhisperDecoder(model(TINY_DECODER), { floatLogitsWeight: false });
+  it('keeps the export\'s logits weight when asked to (logitsWeight: \'export\')', () => {
+    const patched = patchWhisperDecoder(model(TINY_DECODER), { logitsWeight: 'export' });
     expect(patched.externalData).toEqual([]);
     expect(listGraph(patched.model).initializers.some((i) => i.name.endsWith('/logits_weight'))).toBe(false);
   });
+
+  it('holds the text tokens\' logits weight as int8 when asked to (logitsWeight: \'int8\'), the special tokens\' as floats', () => {
+    const patched = patchWhisperDecoder(model(TINY_DECODER), { logitsWeight: 'int8', specialFrom: 50257 });
+    const initializers = listGraph(patched.model).initializers;
+    const text = initializers.find((i) => i.name.endsWith('/logits_weight'));
+    expect(text).toMatchObject({ dims: [384, 50257] });
+    expect([2, 3]).toContain(text!.dataType);
+    expect(initializers.find((i) => i.name.endsWith('/special_logits_weight'))).toMatchObject({ dims: [384, 51865 - 50257], dataType: 1 });
+    expect(patched.externalData.map((d) => d.data.byteLength)).toEqual([384 * 50257, 384 * (51865 - 50257) * 4]);
+    expect(() => patchWhisperDecoder(model(TINY_DECODER), { logitsWeight: 'int8' })).toThrow(/needs specialFrom/);
+  });
+
+  it('with the int8 logits weight, each row\'s best tokens have the export\'s logits, the rest close to them', async () => {
+    const patched = patchWhisperDecoder(model(TINY_DECODER), { logitsWeight: 'int8', specialFrom: 50257 });
+    const session = await ort.InferenceSession.create(patched.model, { executionProviders: ['wasm'], externalData: patched.externalData });
+    const ours = (await session.run(feeds(await crossCache(session), 0))).logits!;
+    const theirs = (await exportRun()).logits!;
+    const vocab = ours.dims[2]!;
+    const row = (t: ort.Tensor, i: number) => (t.data as Float32Array).subarray(i * vocab, (i + 1) * vocab);
+    let [bestError, restError] = [0, 0];
+    for (let i = 0; i < ids.length; i++) {
+      const [o, t] = [row(ours, i), row(theirs, i)];
+      // the 10 best and every special token (end of text, languages, timestamps) are computed exactly
+      const best = new Set([...Array.from(t.keys()).sort((x, y) => t[y]! - t[x]!).slice(0, 10), ...Array.from({ length: vocab - 50257 }, (_, k) => 50257 + k)]);
+      for (let v = 0; v < vocab; v++) {
+        const error = Math.abs(o[v]! - t[v]!);
+        if (best.has(v)) bestError = Math.max(bestError, error);
+        else restError = Math.max(restError, error);
+      }
+    }
+    // the best: the float product's arithmetic in another order; the rest: the hidden state quantized
+    // to 8 bits per run, as the export's other MatMuls do it
+    expect(bestError).toBeLessThan(1e-3);
+    expect(restError).toBeGreaterThan(bestError);
+    expect(restError).toBeLessThan(2);
+    // a run that asks for no logits row (a prompt's cache only) gives none, as the float path does
+    const none = await session.run(feeds(await crossCache(session), ids.length));
+    expect(none.logits!.dims).toEqual([1, 0, vocab]);
+  }, 120_000);
 
   it('the unpatched cached branch lets each token see the ones after it (why the patch exists)', async () => {
     expect(await cachedAgainstExport({ model: model(TINY_DECODER), externalData: [] })).toBeGreaterThan(1);
