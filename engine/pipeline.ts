@@ -94,9 +94,10 @@ const BLOCK_SAMPLES = 90 * SAMPLE_RATE;
  * Per model, how the decoder holds its logits weight (patchWhisperDecoder's LogitsWeight). Floats ran
  * tiny's and base's long-form transcription 1.38x faster than the export's path; small's short clips ran
  * no faster for 402 MB more. int8 with the best tokens scored exactly gave base the same transcripts as
- * floats on ../shared/eval/en and dev/en (108 of 109 identical, one in capitals) and the same step time
- * with 5 beams, its default, for 227 MB less peak memory; greedy steps, tiny's default, cost it about
- * 3 ms more, so tiny keeps floats (bench/README.md, "Decoder step").
+ * floats on ../shared/eval/en and dev/en (108 of 109 identical, one in capitals) for 227 MB less at load
+ * and 114 MB less over an hour, at 3% more per 5-beam step (base's default) and 7-10% more time on long
+ * recordings; greedy steps, tiny's default, cost about 2 ms more on 11, so tiny keeps floats
+ * (bench/README.md, "The logits weight as int8").
  */
 export const LOGITS_WEIGHT: Record<EngineConfig['model'], LogitsWeight> = { 'whisper-tiny': 'float', 'whisper-base': 'int8', 'whisper-small': 'export' };
 
