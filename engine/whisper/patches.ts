@@ -268,14 +268,6 @@ export interface PatchedModel {
   externalData: { path: string; data: Uint8Array }[];
 }
 
-/**
- * The logits MatMul's weight [d_model, vocab] as floats, when the export makes it in every decoder run by
- * dequantizing an int8 copy of the token embedding (the q8 exports): onnxruntime never folds a
- * DequantizeLinear, so each run wrote the whole matrix (26.5M floats for base) before multiplying by it.
- * Made here once with the same arithmetic ((q - zero point) × scale, rounded to float), the run does the
- * multiplication only and its logits are unchanged. null where the weight is not made that way
- * (a float export, a scale per channel).
- */
 /** The int8 logits weight as the export stores it, and how the export dequantizes it. */
 interface StoredWeight {
   values: Uint8Array | Int8Array;
