@@ -10,7 +10,7 @@ import { EVAL_DIR } from '../config/paths';
 import { FULL_FRAMES, logMelSpectrogram } from '../engine/whisper/features';
 import { argmax } from '../engine/whisper/generate';
 import { beamLayout } from '../engine/whisper/model';
-import type { LogitsWeight } from '../engine/whisper/patches';
+import { LOGITS_WEIGHTS, type LogitsWeight } from '../engine/whisper/patches';
 
 const USAGE = `node bench/decoder-step.mjs [--model whisper-base] [--logits-weight float|int8|export] [--cached 63] [--runs 30]
   Prints ms per decoder run for 1 and 5 rows, with and without logits (a run computing no logits row).`;
@@ -19,7 +19,7 @@ export async function runDecoderStep(argv: string[]): Promise<number> {
   const options = parseRunnerOptions(argv, ['model', 'logits-weight', 'cached', 'runs'], USAGE);
   if (typeof options === 'number') return options;
   const weight = options.get('logits-weight');
-  if (weight !== undefined && !['float', 'int8', 'export'].includes(weight)) throw new Error(`--logits-weight: ${weight} is not float, int8 or export`);
+  if (weight !== undefined && !(LOGITS_WEIGHTS as readonly string[]).includes(weight)) throw new Error(`--logits-weight: ${weight} is not one of ${LOGITS_WEIGHTS.join(', ')}`);
   const model = await loadNodeWhisper(options.get('model') ?? 'whisper-base', weight as LogitsWeight | undefined);
   const audio = readAudio(`${EVAL_DIR}/en/jfk.flac`);
   const encoded = await model.encode(logMelSpectrogram(audio, FULL_FRAMES), FULL_FRAMES);

@@ -167,9 +167,8 @@ const MODEL = { opsetImport: 8, graph: 7 } as const;
 const OPSET = { domain: 1, version: 2 } as const;
 export const GRAPH = { node: 1, initializer: 5, input: 11, output: 12, valueInfo: 13 } as const;
 export const NODE = { input: 1, output: 2, name: 3, opType: 4, attribute: 5, domain: 7 } as const;
-export const ATTRIBUTE = { name: 1, i: 3, s: 4, t: 5, g: 6, ints: 8, graphs: 11, type: 20 } as const;
+export const ATTRIBUTE = { name: 1, i: 3, t: 5, g: 6, ints: 8, graphs: 11, type: 20 } as const;
 const ATTRIBUTE_TYPE_INT = 2;
-const ATTRIBUTE_TYPE_STRING = 3;
 const ATTRIBUTE_TYPE_INTS = 7;
 const ATTRIBUTE_TYPE_TENSOR = 4;
 const TENSOR = { dims: 1, dataType: 2, floatData: 4, int32Data: 5, name: 8, rawData: 9, externalData: 13, dataLocation: 14 } as const;
@@ -343,16 +342,15 @@ export function encodeEmptyFloatConstant(name: string, output: string, dims: num
   return encodeNode('Constant', name, [], [output]).message(NODE.attribute, value);
 }
 
-/** A node of the default domain with its `attributes` (a Cast's `to`, a Transpose's `perm`, an Einsum's `equation`). */
-export function encodeNode(opType: string, name: string, inputs: string[], outputs: string[], attributes: Record<string, number | number[] | string> = {}): Chunks {
+/** A node of the default domain with its integer `attributes` (a Cast's `to`, a Transpose's `perm`). */
+export function encodeNode(opType: string, name: string, inputs: string[], outputs: string[], attributes: Record<string, number | number[]> = {}): Chunks {
   const node = new Chunks();
   for (const i of inputs) node.string(NODE.input, i);
   for (const o of outputs) node.string(NODE.output, o);
   node.string(NODE.name, name).string(NODE.opType, opType);
   for (const [key, value] of Object.entries(attributes)) {
     const attribute = new Chunks().string(ATTRIBUTE.name, key);
-    if (typeof value === 'string') attribute.string(ATTRIBUTE.s, value).varint(ATTRIBUTE.type, ATTRIBUTE_TYPE_STRING);
-    else if (typeof value === 'number') attribute.varint(ATTRIBUTE.i, value).varint(ATTRIBUTE.type, ATTRIBUTE_TYPE_INT);
+    if (typeof value === 'number') attribute.varint(ATTRIBUTE.i, value).varint(ATTRIBUTE.type, ATTRIBUTE_TYPE_INT);
     else {
       for (const v of value) attribute.varint(ATTRIBUTE.ints, v);
       attribute.varint(ATTRIBUTE.type, ATTRIBUTE_TYPE_INTS);

@@ -260,7 +260,8 @@ const ROW_AXIS = `${PATCH}/axis`;
  *   state as the export's other MatMuls are (1 byte a value);
  * - 'export': the export's own path.
  */
-export type LogitsWeight = 'float' | 'int8' | 'export';
+export const LOGITS_WEIGHTS = ['float', 'int8', 'export'] as const;
+export type LogitsWeight = (typeof LOGITS_WEIGHTS)[number];
 
 /** A patched model and the external data files its initializers name (onnxruntime-web's SessionOptions.externalData). */
 export interface PatchedModel {
@@ -325,20 +326,26 @@ function madeLogitsWeights(stored: StoredWeight, initializers: ReadonlyMap<strin
   const zero = stored.zeroPoint ? initializerValues(initializers.get(stored.zeroPoint)!)![0]! : 0;
   // value [d, v] of the weight: stored [vocab, d_model] is its transpose
   const at = (d: number, v: number) => q[transposed ? v * cols + d : d * cols + v]!;
-  const floats = (from: number, to: number): MadeWeight => {
+  const made = (name: string, dataType: number, from: number, to: number, bytes: Uint8Array): MadeWeight => ({
+    name,
+    file: `localscribe-${name.split('/').pop()}.bin`,
+    dims: [dModel, to - from],
+    dataType,
+    bytes,
+  });
+  const floats = (name: string, from: number, to: number): MadeWeight => {
     const out = new Float32Array(dModel * (to - from));
     for (let d = 0; d < dModel; d++) for (let v = from; v < to; v++) out[d * (to - from) + v - from] = (at(d, v) - zero) * scale;
-    const name = from === 0 ? LOGITS_WEIGHT : SPECIAL_WEIGHT;
-    return { name, file: `localscribe-${name.split('/').pop()}.bin`, dims: [dModel, to - from], dataType: DATA_TYPE_FLOAT, bytes: new Uint8Array(out.buffer) };
+    return made(name, DATA_TYPE_FLOAT, from, to, new Uint8Array(out.buffer));
   };
-  if (kind === 'float') return [floats(0, vocab)];
+  if (kind === 'float') return [floats(LOGITS_WEIGHT, 0, vocab)];
   const text = new Uint8Array(dModel * specialFrom);
   for (let d = 0; d < dModel; d++) for (let v = 0; v < specialFrom; v++) text[d * specialFrom + v] = at(d, v) & 0xff;
-  return [{ name: LOGITS_WEIGHT, file: 'localscribe-logits_weight.bin', dims: [dModel, specialFrom], dataType: stored.dataType, bytes: text }, floats(specialFrom, vocab)];
+  return [made(LOGITS_WEIGHT, stored.dataType, 0, specialFrom, text), floats(SPECIAL_WEIGHT, specialFrom, vocab)];
 }
 
 /** How many of each row's best tokens the int8 logits path scores again exactly (integerProduct). */
-export const EXACT_TOKENS = 64;
+const EXACT_TOKENS = 64;
 
 /**
  * The logits MatMul on the int8 weight. Every logit first comes from the export's own pattern for its
