@@ -67,10 +67,10 @@ export function windowHidden(windowAudio: Float32Array): Promise<Float32Array> {
   });
 }
 
-/** Silero v5 probability per 512-sample frame. */
+/** Silero v5 probability per 512-sample frame, without the input level, as the engine's diarized requests hear it. */
 export function vadProbabilities(audio: Float32Array): Promise<Float32Array> {
   return cached('vad', audio, async () => {
-    vad ??= SileroVad.create(ort, new Uint8Array(readFileSync(join(MODELS, 'silero-vad/silero_vad_v5.onnx'))));
+    vad ??= SileroVad.create(ort, new Uint8Array(readFileSync(join(MODELS, 'silero-vad/silero_vad_v5.onnx'))), undefined, null);
     return (await vad).probabilities(audio);
   });
 }

@@ -1,5 +1,6 @@
 import type * as Ort from 'onnxruntime-web';
 import { SAMPLE_RATE } from '../protocol';
+import { VadLevel, type LevelOptions } from './level';
 
 type OrtModule = typeof Ort;
 
@@ -28,7 +29,12 @@ export class SileroVad {
   private readonly feeds: Record<string, Ort.Tensor>;
   private busy = false;
 
-  private constructor(ort: OrtModule, session: Ort.InferenceSession) {
+  private constructor(
+    ort: OrtModule,
+    session: Ort.InferenceSession,
+    /** The input level's settings (level.ts) for every stream that names none; null: the samples as they are. */
+    private readonly level: Partial<LevelOptions> | null,
+  ) {
     this.session = session;
     this.inputName = pickName(session.inputNames, 'input', 0);
     this.stateName = pickName(session.inputNames, 'state', 1);
@@ -47,6 +53,7 @@ export class SileroVad {
     ort: OrtModule,
     modelBytes: Uint8Array,
     sessionOptions?: Ort.InferenceSession.SessionOptions,
+    level: Partial<LevelOptions> | null = {},
   ): Promise<SileroVad> {
     const session = await ort.InferenceSession.create(modelBytes, {
       // The model is tiny and strictly sequential: wasm on the CPU beats any GPU round trip.
@@ -54,7 +61,7 @@ export class SileroVad {
       graphOptimizationLevel: 'all',
       ...sessionOptions,
     });
-    return new SileroVad(ort, session);
+    return new SileroVad(ort, session, level);
   }
 
   /**
@@ -85,14 +92,15 @@ export class SileroVad {
 
   /**
    * Probabilities of a recording that arrives in pieces (the same numbers as probabilities() over
-   * the whole): push the samples in order, then end(). Holds the instance until close().
+   * the whole): push the samples in order, then end(). Holds the instance until close(). `level`: this
+   * recording's input level (level.ts), the instance's unless given; null hears the samples as they are.
    */
-  stream(): VadStream {
+  stream(level: Partial<LevelOptions> | null = this.level): VadStream {
     if (this.busy) throw new Error('SileroVad.probabilities is already running on this instance');
     this.busy = true;
     this.inputBuffer.fill(0);
     this.stateBuffer.fill(0);
-    return new VadStream((frame) => this.step(frame), () => (this.busy = false));
+    return new VadStream((frame) => this.step(frame), () => (this.busy = false), level && new VadLevel(level));
   }
 
   /** One frame (VAD_FRAME_SAMPLES, zero-padded) after the previous one: its speech probability. */
@@ -131,10 +139,13 @@ export class VadStream {
   private readonly carry = new Float32Array(VAD_FRAME_SAMPLES);
   private carried = 0;
   private heard = 0;
+  private readonly lifted = new Float32Array(VAD_FRAME_SAMPLES);
 
   constructor(
     private readonly step: (frame: Float32Array) => Promise<number>,
     private readonly onClose: () => void,
+    /** The model hears each frame at a common level (level.ts); the samples pushed are left as they are. */
+    private readonly level: VadLevel | null,
   ) {}
 
   /** One probability per whole frame heard so far (a view: valid until the next push or end). */
@@ -193,6 +204,8 @@ export class VadStream {
       bigger.set(this.probs);
       this.probs = bigger;
     }
-    this.probs[this.count++] = await this.step(samples);
+    const gain = this.level?.gain(samples) ?? 1;
+    if (gain !== 1) for (let i = 0; i < samples.length; i++) this.lifted[i] = samples[i]! * gain;
+    this.probs[this.count++] = await this.step(gain === 1 ? samples : this.lifted);
   }
 }

@@ -46,7 +46,8 @@ describe('diarization on the real whisper-base encoder (pyannote_sample.wav, 2 s
     const mel = logMelSpectrogram(audio, FULL_FRAMES);
     const out = await session.run({ input_features: new ort.Tensor('float32', mel, [1, N_MELS, FULL_FRAMES]) });
     hidden = out[SPEAKER_FEATURE_TENSOR]!.data as Float32Array;
-    const vad = await SileroVad.create(ort, model('silero-vad/silero_vad_v5.onnx'));
+    // as a diarized request hears it: no input level (engine/pipeline.ts)
+    const vad = await SileroVad.create(ort, model('silero-vad/silero_vad_v5.onnx'), undefined, null);
     probs = await vad.probabilities(audio);
     await vad.release();
   }, 120_000);
@@ -96,7 +97,8 @@ describe('one speaker stays one speaker (real whisper-base encoder and Silero VA
       patchWhisperEncoder(model('whisper-base/onnx/encoder_model_quantized.onnx'), { dynamicFrames: true, extraOutputs: [SPEAKER_FEATURE_TENSOR], extraOutputsOnly: true }),
       { executionProviders: ['wasm'] },
     );
-    const vad = await SileroVad.create(ort, model('silero-vad/silero_vad_v5.onnx'));
+    // as a diarized request hears it: no input level (engine/pipeline.ts)
+    const vad = await SileroVad.create(ort, model('silero-vad/silero_vad_v5.onnx'), undefined, null);
     const audio = loadEvalClip(clip).subarray(0, 30 * 16_000);
     const probs = await vad.probabilities(audio);
     await vad.release();

@@ -123,6 +123,28 @@ describe('SileroVad (real model, onnxruntime-web wasm in node)', { timeout: 120_
     expect(Math.max(...probs)).toBeLessThan(0.5);
   });
 
+  it('hears a recording 40 dB quieter as it hears the original (its input level is normalised)', async () => {
+    const audio = decode('en/jfk.flac');
+    const speechFrames = (probs: Float32Array) => probs.filter((p) => p >= SPEECH_REGION_DEFAULTS.onsetThreshold).length;
+    const original = speechFrames(await vad.probabilities(audio));
+    expect(original).toBeGreaterThan(150);
+    for (const gain of [0.1, 0.01]) {
+      // without the level Silero found 36% of dev/en's speech frames at 0.01 (bench/README.md, VAD level)
+      const quiet = speechFrames(await vad.probabilities(audio.map((x) => x * gain)));
+      expect(quiet).toBeGreaterThan(0.9 * original);
+      expect(quiet).toBeLessThan(1.1 * original);
+    }
+  });
+
+  for (const color of ['white', 'pink']) {
+    it(`finds no speech in faint ${color} noise, which the level lifts by its largest gain`, async () => {
+      const audio = noise(color, 10, 0.003);
+      expect(20 * Math.log10(rms(audio))).toBeLessThan(-50);
+      const probs = await vad.probabilities(audio);
+      expect(speechRegions(probs, { totalSamples: audio.length })).toEqual([]);
+    });
+  }
+
   for (const color of ['white', 'pink', 'brown']) {
     it(`finds no speech in 10 s of ${color} noise at a moderate level`, async () => {
       const audio = noise(color, 10, 0.3);
