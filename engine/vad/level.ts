@@ -5,9 +5,9 @@
  * phone line) lose whole utterances. So the VAD hears the audio lifted towards a common peak level by
  * an automatic gain: an envelope of frame peaks that follows a louder frame at once and falls slowly
  * (the usual peak-hold AGC), so pauses do not pump the noise floor up. The gain only ever lifts, and at
- * most by LEVEL_DEFAULTS.maxGain. Whisper is given the audio as it was: its log-mel input is already
- * relative to each window's loudest frame. Diarized requests go without the level (engine/pipeline.ts).
- * Constants and how they were chosen: bench/README.md (VAD level).
+ * most by LEVEL_DEFAULTS.maxGain. Whisper is given the audio as it was (base kept its WER down to 30 dB
+ * quieter; lifting its input too is not measured). Diarized requests go without the level
+ * (engine/pipeline.ts). Constants and how they were chosen: bench/README.md (VAD level).
  */
 import { SAMPLE_RATE } from '../protocol';
 
