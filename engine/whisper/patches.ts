@@ -277,8 +277,11 @@ interface StoredWeight {
   rows: number;
   cols: number;
   transposed: boolean;
+  /** The initializers' names (the exact pass dequantizes with them) and their values. */
   scale: string;
   zeroPoint: string | undefined;
+  scaleValue: number;
+  zeroValue: number;
 }
 
 /**
@@ -301,7 +304,7 @@ function storedLogitsWeight(nodes: readonly NodeView[], initializers: ReadonlyMa
   const z = zero ? initializerValues(zero) : new Uint8Array(1);
   if (!values || values instanceof Float32Array || !(s instanceof Float32Array) || s.length !== 1 || !z || z.length !== 1) return null;
   const [rows, cols] = quantized.dims as [number, number];
-  return { values, dataType: quantized.dataType, rows, cols, transposed: !!transpose, scale: scaleName, zeroPoint: zeroName };
+  return { values, dataType: quantized.dataType, rows, cols, transposed: !!transpose, scale: scaleName, zeroPoint: zeroName, scaleValue: s[0]!, zeroValue: z[0]! };
 }
 
 /** A weight made once at load, for an external file. */
@@ -319,11 +322,9 @@ interface MadeWeight {
  * the weight's layout for the text tokens (the columns before `specialFrom`), and the special tokens'
  * columns (end of text, languages, tasks, timestamps) as floats.
  */
-function madeLogitsWeights(stored: StoredWeight, initializers: ReadonlyMap<string, InitializerView>, kind: 'float' | 'int8', specialFrom: number): MadeWeight[] {
-  const { values: q, rows, cols, transposed } = stored;
+function madeLogitsWeights(stored: StoredWeight, kind: 'float' | 'int8', specialFrom: number): MadeWeight[] {
+  const { values: q, rows, cols, transposed, scaleValue: scale, zeroValue: zero } = stored;
   const [dModel, vocab] = transposed ? [cols, rows] : [rows, cols];
-  const scale = (initializerValues(initializers.get(stored.scale)!) as Float32Array)[0]!;
-  const zero = stored.zeroPoint ? initializerValues(initializers.get(stored.zeroPoint)!)![0]! : 0;
   // value [d, v] of the weight: stored [vocab, d_model] is its transpose
   const at = (d: number, v: number) => q[transposed ? v * cols + d : d * cols + v]!;
   const made = (name: string, dataType: number, from: number, to: number, bytes: Uint8Array): MadeWeight => ({
@@ -509,7 +510,7 @@ export function patchWhisperDecoder(model: Uint8Array, options: { logitsWeight?:
   if (sliced !== 1) throw new Error(`Whisper decoder patch: expected a MatMul giving the logits in the cached branch, found ${sliced}`);
   const externalData: PatchedModel['externalData'] = [];
   if (logitsWeight.stored && weightKind !== 'export') {
-    for (const { name: weight, file, dims, dataType, bytes } of madeLogitsWeights(logitsWeight.stored, topInitializers, weightKind, options.specialFrom ?? 0)) {
+    for (const { name: weight, file, dims, dataType, bytes } of madeLogitsWeights(logitsWeight.stored, weightKind, options.specialFrom ?? 0)) {
       initializers.push(encodeExternalInitializer(weight, dims, dataType, file, bytes.byteLength));
       externalData.push({ path: file, data: bytes });
     }
