@@ -100,14 +100,15 @@ export class SileroVad {
     this.busy = true;
     this.inputBuffer.fill(0);
     this.stateBuffer.fill(0);
-    return new VadStream((frame) => this.step(frame), () => (this.busy = false), level && new VadLevel(level));
+    return new VadStream((frame, gain) => this.step(frame, gain), () => (this.busy = false), level && new VadLevel(level));
   }
 
   /** One frame (VAD_FRAME_SAMPLES, zero-padded) after the previous one: its speech probability. */
-  private async step(frame: Float32Array): Promise<number> {
+  private async step(frame: Float32Array, gain: number): Promise<number> {
     const input = this.inputBuffer;
     input.copyWithin(0, VAD_FRAME_SAMPLES); // previous frame's tail becomes the context
     input.set(frame, CONTEXT_SAMPLES);
+    if (gain !== 1) for (let i = CONTEXT_SAMPLES; i < input.length; i++) input[i]! *= gain;
     const out = await this.session.run(this.feeds);
     const prob = out[this.outputName];
     const nextState = out[this.stateOutName];
@@ -139,10 +140,10 @@ export class VadStream {
   private readonly carry = new Float32Array(VAD_FRAME_SAMPLES);
   private carried = 0;
   private heard = 0;
-  private readonly lifted = new Float32Array(VAD_FRAME_SAMPLES);
 
   constructor(
-    private readonly step: (frame: Float32Array) => Promise<number>,
+    /** The model over the next frame, heard `gain` times louder. */
+    private readonly step: (frame: Float32Array, gain: number) => Promise<number>,
     private readonly onClose: () => void,
     /** The model hears each frame at a common level (level.ts); the samples pushed are left as they are. */
     private readonly level: VadLevel | null,
@@ -204,8 +205,6 @@ export class VadStream {
       bigger.set(this.probs);
       this.probs = bigger;
     }
-    const gain = this.level?.gain(samples) ?? 1;
-    if (gain !== 1) for (let i = 0; i < samples.length; i++) this.lifted[i] = samples[i]! * gain;
-    this.probs[this.count++] = await this.step(gain === 1 ? samples : this.lifted);
+    this.probs[this.count++] = await this.step(samples, this.level?.gain(samples) ?? 1);
   }
 }
