@@ -325,6 +325,39 @@ export function encodeExternalInitializer(name: string, dims: number[], dataType
   return out.varint(TENSOR.dataLocation, DATA_LOCATION_EXTERNAL);
 }
 
+/** A model and the external files its initializers name (onnxruntime-web's SessionOptions.externalData). */
+export interface ModelWithData {
+  model: Uint8Array;
+  externalData: { path: string; data: Uint8Array }[];
+}
+
+/**
+ * `model` with each initializer of its main graph whose raw data is `minBytes` or more moved into an
+ * external file of its own (a view of the same bytes, no copy). onnxruntime-web then copies each one
+ * once, straight into its tensor, instead of holding the whole model in its heap, and a parsed copy of
+ * it, while the session is created.
+ */
+export function withExternalInitializers(model: ModelWithData, minBytes: number): ModelWithData {
+  const { modelFields, graphFields } = parseModel(model.model);
+  const taken = new Set(model.externalData.map((d) => d.path));
+  const externalData = [...model.externalData];
+  const graph = new Chunks();
+  for (const f of graphFields) {
+    const raw = f.num === GRAPH.initializer ? readFields(payload(f)).find((t) => t.num === TENSOR.rawData) : undefined;
+    const data = raw ? payload(raw) : null;
+    if (!data || data.length < minBytes) {
+      graph.push(f.bytes);
+      continue;
+    }
+    const { name, dims, dataType } = viewInitializer(f);
+    let path = `initializer-${externalData.length}.bin`;
+    while (taken.has(path)) path = `_${path}`;
+    graph.message(GRAPH.initializer, encodeExternalInitializer(name, dims, dataType, path, data.length));
+    externalData.push({ path, data });
+  }
+  return { model: modelWithGraph(modelFields, graph), externalData };
+}
+
 export function encodeInt64Initializer(name: string, values: number[]): Chunks {
   const raw = new Uint8Array(values.length * 8);
   const view = new DataView(raw.buffer);

@@ -1,5 +1,7 @@
 /** The encoder tensor the speaker features come from: whisper-base's block-2 output (512 channels in the q8 export). */
 export const SPEAKER_FEATURE_TENSOR = '/layers.1/Add_1_output_0';
+/** whisper-base's encoder_attention_heads (its config.json), for the encoder cut down to those blocks. */
+export const SPEAKER_MODEL_HEADS = 8;
 
 /** Fitted by scripts/fit-speaker-model.ts (node scripts/fit-speaker-constants.mjs); see decodeSpeakerConstants for the shipped form. */
 export interface SpeakerConstants {

@@ -1,7 +1,8 @@
 import type * as OrtModule from 'onnxruntime-web';
+import { createSession } from '../runtime/backend';
 import { patchWhisperEncoder } from '../whisper/patches';
 import type { EncodedWindow, WhisperModel } from '../whisper/model';
-import { SPEAKER_FEATURE_TENSOR } from './constants';
+import { SPEAKER_FEATURE_TENSOR, SPEAKER_MODEL_HEADS } from './constants';
 
 type Ort = typeof OrtModule;
 
@@ -23,12 +24,14 @@ export class SpeakerFeatureSource {
     options: OrtModule.InferenceSession.SessionOptions,
   ): Promise<SpeakerFeatureSource> {
     if (whisper.hasEncoderOutput(SPEAKER_FEATURE_TENSOR)) return new SpeakerFeatureSource(ort, null);
-    const truncated = patchWhisperEncoder(await baseEncoderBytes(), {
+    const bytes = await baseEncoderBytes();
+    const truncated = () => patchWhisperEncoder(bytes, {
       dynamicFrames: true,
       extraOutputs: [SPEAKER_FEATURE_TENSOR],
       extraOutputsOnly: true,
+      attentionHeads: SPEAKER_MODEL_HEADS,
     });
-    const session = await ort.InferenceSession.create(truncated, options);
+    const session = await createSession(ort, () => ({ model: truncated(), externalData: [] }), options);
     return new SpeakerFeatureSource(ort, session);
   }
 

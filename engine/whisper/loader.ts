@@ -21,8 +21,8 @@ export interface WhisperFiles {
   tokenizer: object;
   tokenizerConfig: object;
   generation: GenerationConfig;
-  /** config.json: the decoder's layers, heads and width, read by WhisperModel.create. */
-  config: Parameters<typeof WhisperModel.create>[5];
+  /** config.json: the decoder's layers, heads and width, read by WhisperModel.create, and the encoder's heads. */
+  config: Parameters<typeof WhisperModel.create>[5] & { encoder_attention_heads: number };
 }
 
 export interface WhisperLoadOptions {
@@ -67,7 +67,11 @@ export async function createWhisper(
 ): Promise<WhisperModel> {
   const vocab = new WhisperVocabulary(files.tokenizer, files.tokenizerConfig, files.generation);
   // each patched copy is made just before its session and dropped after it, so the two never coexist
-  const encoder = () => patchWhisperEncoder(files.encoder, { dynamicFrames: true, extraOutputs: [...(options.extraOutputs ?? [])] });
+  const encoder = () => patchWhisperEncoder(files.encoder, {
+      dynamicFrames: true,
+      extraOutputs: [...(options.extraOutputs ?? [])],
+      attentionHeads: files.config.encoder_attention_heads,
+    });
   const decoder = () => patchWhisperDecoder(files.decoder, { logitsWeight: options.logitsWeight, specialFrom: vocab.eot });
   return WhisperModel.create(ort, encoder, decoder, vocab, files.generation, files.config, sessionOptions);
 }

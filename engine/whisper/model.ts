@@ -5,6 +5,7 @@ import { KvCache, type CrossCache } from './kv-cache';
 import { languageRestriction, logSumExp } from './logits';
 import { LOGITS_FROM, SELF_MASK, TOKEN_POSITIONS, type PatchedModel } from './patches';
 import type { GenerationConfig, WhisperVocabulary } from './tokenizer';
+import { createSession } from '../runtime/backend';
 
 type Ort = typeof OrtModule;
 type Tensor = OrtModule.Tensor;
@@ -33,12 +34,6 @@ export interface DecoderConfig {
   max_target_positions: number;
 }
 
-/** The decoder's session from a patch made just now, so that the patched bytes live only while it is created. */
-async function createDecoder(ort: Ort, patch: () => PatchedModel, options: OrtModule.InferenceSession.SessionOptions): Promise<Session> {
-  const decoder = patch();
-  return ort.InferenceSession.create(decoder.model, { ...options, externalData: decoder.externalData });
-}
-
 /** The q8 Whisper encoder and merged decoder (KV cache), run by onnxruntime-web. */
 export class WhisperModel {
   /** Per encoded window, the cross-attention keys and values of its cross run (crossCache). */
@@ -65,8 +60,8 @@ export class WhisperModel {
     config: DecoderConfig,
     options: OrtModule.InferenceSession.SessionOptions,
   ): Promise<WhisperModel> {
-    const encoder = await ort.InferenceSession.create(encoderBytes(), options);
-    const decoderSession = await createDecoder(ort, decoder, options);
+    const encoder = await createSession(ort, () => ({ model: encoderBytes(), externalData: [] }), options);
+    const decoderSession = await createSession(ort, decoder, options);
     const dims = {
       layers: config.decoder_layers,
       heads: config.decoder_attention_heads,

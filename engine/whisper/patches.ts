@@ -34,6 +34,7 @@ import {
   type Dim,
   type Field,
   type InitializerView,
+  type ModelWithData,
   type NodeView,
   type ValueInfoView,
 } from '../onnx/protobuf';
@@ -48,12 +49,19 @@ export interface PatchWhisperEncoderOptions {
    * onnxruntime runs every node whatever is fetched, so this is how an early block costs only itself.
    */
   extraOutputsOnly?: boolean;
+  /**
+   * The encoder's attention heads (config.json's encoder_attention_heads): each self-attention's scores,
+   * softmax and value product are then computed one head after another instead of for all heads at once,
+   * so the [heads, frames, frames] scores and probabilities are never held whole. The same values.
+   */
+  attentionHeads?: number;
 }
 
 /** Positions of Whisper's 30 s window after the stride-2 convolution, and mel frames before it. */
 const WHISPER_FRAMES = FULL_FRAMES;
 const WHISPER_POSITIONS = FULL_FRAMES / 2;
 const PREFIX = '/localscribe/pos_slice';
+const PATCH_ENCODER = '/localscribe/heads';
 
 /**
  * Patches a Whisper encoder ONNX model (transformers.js / optimum export) so that it accepts
@@ -155,6 +163,15 @@ export function patchWhisperEncoder(model: Uint8Array, options: PatchWhisperEnco
     for (const init of initializers.values()) if (!read.has(init.name) && !keptOutputs.has(init.name)) replaced.set(init.field, null);
   }
 
+  if (options.attentionHeads) {
+    for (const split of headByHeadAttention(nodes, options.attentionHeads)) {
+      if (dead.has(split.last)) continue;
+      for (const node of split.removed) replaced.set(node.field, null);
+      insertBefore.set(split.last.field, split.nodes);
+      replaced.set(split.last.field, split.concat);
+    }
+  }
+
   const graph = new Chunks();
   let lastKind = -1;
   const flushAfter = (kind: number): void => {
@@ -173,6 +190,54 @@ export function patchWhisperEncoder(model: Uint8Array, options: PatchWhisperEnco
   for (const c of newOutputs) graph.message(GRAPH.output, c);
 
   return modelWithGraph(modelFields, graph);
+}
+
+/**
+ * Each self-attention of the form MatMul(q, kᵀ) → Softmax → Reshape* → MatMul(·, v), q, kᵀ and v being
+ * [heads, ·, ·] (batch 1), made into one such chain per head: Split q, kᵀ and v along the heads, and
+ * Concat the heads' results into the original product's output. onnxruntime frees each head's scores
+ * before the next head's, so the arena holds one head's [frames, frames] instead of all of them (the
+ * Reshapes only regroup the batch and heads axes, so dropping them changes no value).
+ */
+function headByHeadAttention(nodes: readonly NodeView[], heads: number): { removed: NodeView[]; last: NodeView; nodes: Chunks[]; concat: Chunks }[] {
+  const producer = new Map(nodes.flatMap((n) => n.outputs.map((o) => [o, n] as const)));
+  const consumers = new Map<string, NodeView[]>();
+  for (const n of nodes) for (const i of n.inputs) consumers.set(i, [...(consumers.get(i) ?? []), n]);
+  const only = (name: string) => (consumers.get(name)?.length === 1 ? consumers.get(name)![0]! : undefined);
+  const found = [];
+  for (const softmax of nodes.filter((n) => n.opType === 'Softmax' && n.domain === '')) {
+    const scores = producer.get(softmax.inputs[0]!);
+    if (scores?.opType !== 'MatMul' || only(scores.outputs[0]!) !== softmax) continue;
+    const reshapes: NodeView[] = [];
+    let next = only(softmax.outputs[0]!);
+    let value = softmax.outputs[0]!;
+    while (next?.opType === 'Reshape' && next.inputs[0] === value) {
+      reshapes.push(next);
+      value = next.outputs[0]!;
+      next = only(value);
+    }
+    if (next?.opType !== 'MatMul' || next.inputs[0] !== value) continue;
+    const [q, k] = scores.inputs as [string, string];
+    const v = next.inputs[1]!;
+    const name = `${PATCH_ENCODER}/${next.name}`;
+    const part = (what: string) => Array.from({ length: heads }, (_, h) => `${name}/${what}_${h}`);
+    const [qs, ks, vs, ss, ps, os] = ['q', 'k', 'v', 'scores', 'probs', 'out'].map(part) as [string[], string[], string[], string[], string[], string[]];
+    const made = [
+      encodeNode('Split', `${name}/SplitQ`, [q], qs, { axis: 0 }),
+      encodeNode('Split', `${name}/SplitK`, [k], ks, { axis: 0 }),
+      encodeNode('Split', `${name}/SplitV`, [v], vs, { axis: 0 }),
+    ];
+    const softmaxAttributes = softmax.fields.filter((f) => f.num === NODE.attribute);
+    for (let h = 0; h < heads; h++) {
+      made.push(encodeNode('MatMul', `${name}/Scores_${h}`, [qs[h]!, ks[h]!], [ss[h]!]));
+      const sm = encodeNode('Softmax', `${name}/Softmax_${h}`, [ss[h]!], [ps[h]!]);
+      for (const a of softmaxAttributes) sm.push(a.bytes);
+      made.push(sm, encodeNode('MatMul', `${name}/Value_${h}`, [ps[h]!, vs[h]!], [os[h]!]));
+    }
+    found.push({ removed: [scores, softmax, ...reshapes], last: next, nodes: made, concat: encodeNode('Concat', `${name}/Concat`, os, next.outputs, { axis: 0 }) });
+  }
+  if (found.length === 0) throw new Error('Whisper encoder patch: no MatMul → Softmax → MatMul self-attention found');
+  return found;
 }
 
 function findPositionalAdd(
@@ -264,10 +329,7 @@ export const LOGITS_WEIGHTS = ['float', 'int8', 'export'] as const;
 export type LogitsWeight = (typeof LOGITS_WEIGHTS)[number];
 
 /** A patched model and the external data files its initializers name (onnxruntime-web's SessionOptions.externalData). */
-export interface PatchedModel {
-  model: Uint8Array;
-  externalData: { path: string; data: Uint8Array }[];
-}
+export type PatchedModel = ModelWithData;
 
 /** The int8 logits weight as the export stores it, and how the export dequantizes it. */
 interface StoredWeight {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../config/paths';
-import { listGraph, roundTripModel } from '../../engine/onnx/protobuf';
+import { listGraph, roundTripModel, withExternalInitializers } from '../../engine/onnx/protobuf';
 import { LOGITS_FROM, patchWhisperDecoder, patchWhisperEncoder, SELF_MASK, TOKEN_POSITIONS, type PatchedModel } from '../../engine/whisper/patches';
 import { sequenceLayout } from '../../engine/whisper/model';
 import { FULL_FRAMES, logMelSpectrogram, N_MELS } from '../../engine/whisper/features';
@@ -141,6 +141,55 @@ describe('patchWhisperEncoder on whisper-tiny', () => {
     // its output (whisper.cpp's audio_ctx trades the same accuracy for speed). The bound only catches a broken graph.
     expect(a.cosine).toBeGreaterThan(0.85);
     expect(b.cosine).toBeGreaterThan(0.85);
+  }, 120_000);
+});
+
+describe('patchWhisperEncoder with attentionHeads (whisper-tiny: 4 layers, 6 heads)', () => {
+  it('computes each self-attention one head after another and gives the same last_hidden_state bit for bit', async () => {
+    const bytes = model(TINY_ENCODER);
+    const whole = patchWhisperEncoder(bytes, { dynamicFrames: true });
+    const byHead = patchWhisperEncoder(bytes, { dynamicFrames: true, attentionHeads: 6 });
+    const softmaxes = (m: Uint8Array) => listGraph(m).nodes.filter((n) => n.opType === 'Softmax').length;
+    expect(softmaxes(whole)).toBe(4);
+    expect(softmaxes(byHead)).toBe(4 * 6);
+    const mel = logMelSpectrogram(loadEvalClip('en/1089-134686-0001.flac'), 400);
+    const run = async (m: Uint8Array) => encode(await ort.InferenceSession.create(m, { executionProviders: ['wasm'] }), mel, 400);
+    const [want, got] = [await run(whole), await run(byHead)];
+    expect(got.dims).toEqual(want.dims);
+    expect(Buffer.compare(Buffer.from((got.data as Float32Array).buffer), Buffer.from((want.data as Float32Array).buffer))).toBe(0);
+  }, 120_000);
+
+  it('leaves the attention of blocks that extraOutputsOnly cuts away alone', () => {
+    const cut = patchWhisperEncoder(model(BASE_ENCODER), { dynamicFrames: true, extraOutputs: ['/layers.1/Add_1_output_0'], extraOutputsOnly: true, attentionHeads: 8 });
+    const g = listGraph(cut);
+    expect(g.nodes.filter((n) => n.opType === 'Softmax').length).toBe(2 * 8);
+    const known = new Set([...g.initializers.map((i) => i.name), ...g.inputs.map((i) => i.name), '']);
+    for (const node of g.nodes) {
+      for (const input of node.inputs) expect(known.has(input), `${node.name} reads ${input}`).toBe(true);
+      for (const output of node.outputs) known.add(output);
+    }
+  });
+});
+
+describe('withExternalInitializers', () => {
+  it('moves the large initializers out of the model, keeps files already named, and the session computes the same', async () => {
+    const bytes = patchWhisperEncoder(model(TINY_ENCODER), { dynamicFrames: true });
+    const kept = { path: 'initializer-0.bin', data: new Uint8Array(4) };
+    const moved = withExternalInitializers({ model: bytes, externalData: [kept] }, 4096);
+    expect(moved.model.length).toBeLessThan(bytes.length / 20);
+    expect(moved.externalData[0]).toBe(kept);
+    expect(moved.externalData.length).toBeGreaterThan(20);
+    expect(new Set(moved.externalData.map((d) => d.path)).size).toBe(moved.externalData.length);
+    // the files are views of the model's own bytes, not copies
+    expect(moved.externalData.slice(1).every((d) => d.data.buffer === bytes.buffer)).toBe(true);
+    const mel = logMelSpectrogram(loadEvalClip('en/1089-134686-0001.flac'), 400);
+    const inline = await encode(await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] }), mel, 400);
+    const external = await encode(
+      await ort.InferenceSession.create(moved.model, { executionProviders: ['wasm'], externalData: moved.externalData.slice(1) }),
+      mel,
+      400,
+    );
+    expect(Buffer.compare(Buffer.from((external.data as Float32Array).buffer), Buffer.from((inline.data as Float32Array).buffer))).toBe(0);
   }, 120_000);
 });
 
