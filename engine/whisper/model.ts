@@ -208,7 +208,7 @@ export class WhisperModel {
 
   /** `cache` cut down to the positions `keep` (KvCache.gather); the caller still releases `cache`. */
   gatherCache(cache: KvCache, keep: readonly number[]): KvCache {
-    return cache.gather(keep, (data, dims) => new this.ort.Tensor('float32', data, dims));
+    return cache.gather(keep);
   }
 
   async release(): Promise<void> {
@@ -218,9 +218,9 @@ export class WhisperModel {
 
   /**
    * One decoder run over `ids` after `past` (null: from the start of the window). The input cache stays
-   * the caller's to release; the result's cache (the self-attention tensors after `past` and `ids`, and
-   * the window's cross-attention) is the caller's too. The logits are [1, ids.length - logitsFrom, vocab]:
-   * row r is position logitsFrom + r.
+   * the caller's to release; the result's cache (`past` with the keys and values of `ids` appended, all
+   * the run gives back of the self-attention, and the window's cross-attention) is the caller's too. The
+   * logits are [1, ids.length - logitsFrom, vocab]: row r is position logitsFrom + r.
    */
   async decoderForward(ids: readonly number[], past: KvCache | null, encoded: EncodedWindow, run: DecoderRunOptions = {}): Promise<DecoderOutput> {
     const { wantAttention = false, attentionAt = [ids.length - 1], logitsFrom = 0 } = run;
@@ -239,11 +239,9 @@ export class WhisperModel {
     const out = await this.runDecoder(ids, past, cross, standIn, logitsFrom, layout, fetches).finally(() => standIn.dispose());
 
     const layers = Array.from({ length: dims.layers }, (_, l) => l);
-    const cache = KvCache.of(
-      layers.map((l) => out[`present.${l}.decoder.key`]!),
-      layers.map((l) => out[`present.${l}.decoder.value`]!),
-      cross,
-    );
+    const added = (kind: 'key' | 'value') => layers.map((l) => out[`present.${l}.decoder.${kind}`]!.data as Float32Array);
+    const cache = (past ?? KvCache.empty(cross, dims.layers, dims.heads * dims.headDim)).appended(added('key'), added('value'), ids.length);
+    for (const l of layers) for (const kind of ['key', 'value']) out[`present.${l}.decoder.${kind}`]!.dispose();
     const attention = wantAttention ? attentionAt.map((p) => this.alignmentRows(out, p)) : null;
     for (const l of attnLayers) out[`cross_attentions.${l}`]!.dispose();
     return { logits: out['logits']!, cache, attention };
@@ -293,10 +291,15 @@ export class WhisperModel {
       [SELF_MASK]: mask,
       [TOKEN_POSITIONS]: positions,
     };
+    // the self-attention cache goes in position-major, as the patched decoder takes it: views, no copy
+    const selfDims = [1, pastLength, dims.heads, dims.headDim];
     for (let l = 0; l < dims.layers; l++) {
       const self = past?.layer(l);
-      feeds[`past_key_values.${l}.decoder.key`] = self?.key ?? empty;
-      feeds[`past_key_values.${l}.decoder.value`] = self?.value ?? empty;
+      const key = new ort.Tensor('float32', self?.key ?? new Float32Array(0), selfDims);
+      const value = new ort.Tensor('float32', self?.value ?? new Float32Array(0), selfDims);
+      created.push(key, value);
+      feeds[`past_key_values.${l}.decoder.key`] = key;
+      feeds[`past_key_values.${l}.decoder.value`] = value;
       feeds[`past_key_values.${l}.encoder.key`] = cross?.keys[l] ?? empty;
       feeds[`past_key_values.${l}.encoder.value`] = cross?.values[l] ?? empty;
     }

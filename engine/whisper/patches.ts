@@ -283,6 +283,13 @@ function deadNodes(nodes: NodeView[], keptOutputs: Set<string>): NodeView[] {
   return dead;
 }
 
+/** A declared [batch, heads, positions, head size] as [batch, positions, heads, head size], the positions renamed when `positions` is given. */
+function positionMajor(dims: Dim[] | null, positions?: string): Dim[] | null {
+  if (dims?.length !== 4) return dims;
+  const [batch, heads, length, size] = dims as [Dim, Dim, Dim, Dim];
+  return [batch, positions ?? length, heads, size];
+}
+
 /** An empty tensor's dims for a declared shape: its fixed dimensions, 0 for each free one ([0] when undeclared). */
 function emptyDims(dims: Dim[] | null): number[] {
   const out = (dims ?? [null]).map((d) => (typeof d === 'number' && d > 0 ? d : 0));
@@ -294,6 +301,10 @@ const PATCH = '/localscribe/patch';
 
 /** The decoder outputs that hold a window's cross-attention cache, the only ones the uncached branch still computes. */
 const CROSS_CACHE_OUTPUT = /^present\.\d+\.encoder\.(key|value)$/;
+/** The decoder's self-attention cache: inputs past_key_values.*.decoder.*, outputs present.*.decoder.*. */
+const SELF_CACHE = /^(past_key_values|present)\.\d+\.decoder\.(key|value)$/;
+/** [batch, heads, positions, head size] ↔ [batch, positions, heads, head size]. */
+const HEADS_POSITIONS = [0, 2, 1, 3];
 
 /** The decoder input added by patchWhisperDecoder: the first position whose logits are computed. */
 export const LOGITS_FROM = 'logits_from';
@@ -464,7 +475,11 @@ function swapsTwoAxes(attribute: Field): boolean {
  * - the cached branch computes logits only from position LOGITS_FROM (an int64 [1] input) on: a 120-token
  *   prompt's rows over the 51,865-token vocabulary cost more than the rest of its decoder run;
  * - unless `logitsWeight` is 'export', the cached branch multiplies by the logits weight made once here
- *   (LogitsWeight), handed over as external data.
+ *   (LogitsWeight), handed over as external data;
+ * - the self-attention cache goes in position-major ([batch, positions, heads, head size], past_key_values.*
+ *   .decoder.*), and present.*.decoder.* gives back only the run's own tokens' keys and values, in the
+ *   same layout: the caller appends them to buffers it keeps, so a decoder run never copies the whole
+ *   cache back out (nor leaves it behind for the garbage collector), and the cache goes in as a view.
  */
 export function patchWhisperDecoder(model: Uint8Array, options: { logitsWeight?: LogitsWeight; specialFrom?: number } = {}): PatchedModel {
   const weightKind = options.logitsWeight ?? 'float';
@@ -479,6 +494,9 @@ export function patchWhisperDecoder(model: Uint8Array, options: { logitsWeight?:
 
   const name = (part: string) => `${PATCH}/${part}`;
   const initializers = [encodeInt64Initializer(name('end'), [Number.MAX_SAFE_INTEGER]), encodeInt64Initializer(ROW_AXIS, [1])];
+  // the cached branch reads each position-major past input through a Transpose back to the export's layout
+  const headMajorPast = new Map(inputNames.filter((n) => SELF_CACHE.test(n)).map((n) => [n, `${n}${PATCH}/heads`]));
+  let selfOutputs = 0;
 
   const topInitializers = new Map(graphFields.filter((f) => f.num === GRAPH.initializer).map(viewInitializer).map((i) => [i.name, i]));
   // the logits weight as the first branch makes it; the other branch makes the same one
@@ -500,6 +518,7 @@ export function patchWhisperDecoder(model: Uint8Array, options: { logitsWeight?:
     return out;
   };
   const isPositionSlice = (node: NodeView) => node.opType === 'Slice' && node.name === '/model/decoder/embed_positions/Slice';
+  const newSelf: Chunks[] = [];
   const patchedBranch = (branch: Field[], cached: boolean): Chunks => {
     // what computed the sliced positions' bounds is left with no use once the slice is a Gather
     const views = new Map(branch.filter((f) => f.num === GRAPH.node).map((f) => [f, viewNode(f)]));
@@ -508,7 +527,7 @@ export function patchWhisperDecoder(model: Uint8Array, options: { logitsWeight?:
     // The uncached branch is run only for the window's cross-attention cache: its other outputs become
     // empty tensors of their declared rank (a free dimension 0), so nothing else in it is computed.
     const stubbed = new Map(
-      cached ? [] : outputInfo.filter((o) => !CROSS_CACHE_OUTPUT.test(o.name)).map((o) => [o.name, { name: `${o.name}${PATCH}/empty`, dims: emptyDims(o.dims) }]),
+      cached ? [] : outputInfo.filter((o) => !CROSS_CACHE_OUTPUT.test(o.name)).map((o) => [o.name, { name: `${o.name}${PATCH}/empty`, dims: emptyDims(SELF_CACHE.test(o.name) ? positionMajor(o.dims) : o.dims) }]),
     );
     for (const o of stubbed.keys()) outputs.delete(o);
     const nodes = [...views.values()];
@@ -529,8 +548,19 @@ export function patchWhisperDecoder(model: Uint8Array, options: { logitsWeight?:
       const node = views.get(f);
       const stub = f.num === GRAPH.output ? stubbed.get(viewValueInfo(f).name) : undefined;
       if (stub) out.message(GRAPH.output, encodeValueInfo(stub.name, DATA_TYPE_FLOAT, null));
+      const selfOutput = cached && f.num === GRAPH.output && SELF_CACHE.test(viewValueInfo(f).name) ? viewValueInfo(f) : null;
+      if (selfOutput) {
+        // the branch gives back the run's own keys or values (what the export concatenates to the past), position-major
+        const concat = nodes.find((n) => n.outputs[0] === selfOutput.name);
+        if (concat?.opType !== 'Concat' || !headMajorPast.has(concat.inputs[0]!)) throw new Error(`Whisper decoder patch: ${selfOutput.name} is not the past concatenated with the new tokens'`);
+        newSelf.push(encodeNode('Transpose', `${selfOutput.name}${PATCH}/Transpose`, [concat.inputs[1]!], [`${selfOutput.name}${PATCH}/new`], { perm: HEADS_POSITIONS }));
+        out.message(GRAPH.output, encodeValueInfo(`${selfOutput.name}${PATCH}/new`, DATA_TYPE_FLOAT, positionMajor(selfOutput.dims, 'new')));
+        selfOutputs++;
+        continue;
+      }
       if (node && !stubsPlaced) {
         for (const empty of stubbed.values()) out.message(GRAPH.node, encodeEmptyFloatConstant(empty.name, empty.name, empty.dims));
+        if (cached) for (const [past, heads] of headMajorPast) out.message(GRAPH.node, encodeNode('Transpose', `${heads}/Transpose`, [past], [heads], { perm: HEADS_POSITIONS }));
         stubsPlaced = true;
       }
       if (!node) {
@@ -555,8 +585,10 @@ export function patchWhisperDecoder(model: Uint8Array, options: { logitsWeight?:
         if (weightRename.size > 0 && weightKind === 'int8') for (const n of integerProduct(node, kept, logitsWeight.stored!)) out.message(GRAPH.node, n);
         else out.message(GRAPH.node, renameNodeInput(node, new Map([[hidden, kept], ...weightRename])));
         sliced++;
-      } else out.push(f.bytes);
+      } else if (cached && node.inputs.some((i) => headMajorPast.has(i))) out.message(GRAPH.node, renameNodeInput(node, headMajorPast));
+      else out.push(f.bytes);
     }
+    for (const n of newSelf.splice(0)) out.message(GRAPH.node, n);
     return out;
   };
 
@@ -570,6 +602,7 @@ export function patchWhisperDecoder(model: Uint8Array, options: { logitsWeight?:
   if (masked === 0) throw new Error('Whisper decoder patch: no self-attention Softmax in the cached branch');
   if (positioned !== 1) throw new Error(`Whisper decoder patch: expected one positional-embedding Slice in the cached branch, found ${positioned}`);
   if (sliced !== 1) throw new Error(`Whisper decoder patch: expected a MatMul giving the logits in the cached branch, found ${sliced}`);
+  if (selfOutputs !== headMajorPast.size) throw new Error(`Whisper decoder patch: ${headMajorPast.size} self-attention cache inputs but ${selfOutputs} outputs`);
   const externalData: PatchedModel['externalData'] = [];
   if (logitsWeight.stored && weightKind !== 'export') {
     for (const { name: weight, file, dims, dataType, bytes } of madeLogitsWeights(logitsWeight.stored, weightKind, options.specialFrom ?? 0)) {
@@ -595,8 +628,11 @@ export function patchWhisperDecoder(model: Uint8Array, options: { logitsWeight?:
       graph.message(GRAPH.input, encodeValueInfo(TOKEN_POSITIONS, DATA_TYPE_INT64, ['new']));
       inputPlaced = true;
     }
+    const declared = f.num === GRAPH.input || f.num === GRAPH.output ? viewValueInfo(f) : null;
     if (f === ifNode.field) graph.message(GRAPH.node, node);
-    else graph.push(f.bytes);
+    else if (declared && SELF_CACHE.test(declared.name)) {
+      graph.message(f.num, encodeValueInfo(declared.name, declared.elemType, positionMajor(declared.dims, f.num === GRAPH.output ? 'new' : undefined)));
+    } else graph.push(f.bytes);
   }
   if (!initializersPlaced) for (const c of initializers) graph.message(GRAPH.initializer, c);
 

@@ -17,18 +17,47 @@ describe('beamLayout', () => {
 });
 
 describe('KvCache', () => {
-  it('frees its tensors when the last fork is released, once', () => {
-    let disposed = 0;
-    const tensor = () => ({ dims: [1, 1, 2, 1], dispose: () => disposed++ }) as never;
-    const cache = KvCache.of([tensor()], [tensor()], { keys: [], values: [] });
+  // one layer, width 2: position p holds [p, -p] as keys and [10p, -10p] as values
+  const cross = { keys: [], values: [] };
+  const rows = (from: number, count: number, scale = 1) => [Float32Array.from({ length: count * 2 }, (_, i) => (from + (i >> 1)) * scale * (i % 2 ? -1 : 1))];
+  const append = (cache: KvCache, count: number) => cache.appended(rows(cache.length, count), rows(cache.length, count, 10), count);
+  const keys = (cache: KvCache) => [...cache.layer(0).key];
+
+  it('appends position-major, and a cache is a view of its positions', () => {
+    const a = append(append(KvCache.empty(cross, 1, 2), 3), 2);
+    expect(a.length).toBe(5);
+    expect(keys(a)).toEqual([0, -0, 1, -1, 2, -2, 3, -3, 4, -4]);
+    expect([...a.layer(0).value]).toEqual([0, -0, 10, -10, 20, -20, 30, -30, 40, -40]);
+  });
+
+  it('forks of one prefix that both append never see each other\'s positions', () => {
+    const start = append(KvCache.empty(cross, 1, 2), 2);
+    const fork = start.fork();
+    const a = start.appended([Float32Array.of(7, 7)], [Float32Array.of(7, 7)], 1);
+    const b = fork.appended([Float32Array.of(9, 9)], [Float32Array.of(9, 9)], 1);
+    expect(keys(a)).toEqual([0, -0, 1, -1, 7, 7]);
+    expect(keys(b)).toEqual([0, -0, 1, -1, 9, 9]);
+    expect(keys(start)).toEqual([0, -0, 1, -1]);
+  });
+
+  it('grows past its first room and gathers positions in the order asked', () => {
+    let cache = KvCache.empty(cross, 1, 2);
+    for (let i = 0; i < 150; i++) cache = append(cache, 1);
+    expect(cache.length).toBe(150);
+    expect(cache.layer(0).key.slice(298, 300)).toEqual(Float32Array.of(149, -149));
+    const gathered = cache.gather([4, 1, 149]);
+    expect(keys(gathered)).toEqual([4, -4, 1, -1, 149, -149]);
+    expect(keys(append(gathered, 1))).toEqual([4, -4, 1, -1, 149, -149, 3, -3]);
+  });
+
+  it('cannot be used once released', () => {
+    const cache = append(KvCache.empty(cross, 1, 2), 1);
     const fork = cache.fork();
-    expect(fork.length).toBe(2);
     cache.release();
     cache.release();
-    expect(disposed).toBe(0);
-    fork.release();
-    expect(disposed).toBe(2);
-    expect(() => fork.layer(0)).toThrow(/after release/);
+    expect(keys(fork)).toEqual([0, -0]);
+    expect(() => cache.layer(0)).toThrow(/after release/);
+    expect(() => append(cache, 1)).toThrow(/after release/);
   });
 });
 

@@ -47,6 +47,12 @@ function compare(a: ort.Tensor, b: ort.Tensor, positions: number): { maxAbs: num
   return { maxAbs, cosine: dot / Math.sqrt(xx * yy) };
 }
 
+/** The largest |a[i] - b[i]| of two arrays of one length (Infinity when the lengths differ). */
+function maxAbsDifference(a: Float32Array, b: Float32Array): number {
+  if (a.length !== b.length) return Infinity;
+  return a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i]!)), 0);
+}
+
 describe('protobuf round trip', () => {
   it.each([TINY_ENCODER, BASE_ENCODER, 'whisper-tiny/onnx/decoder_model_merged_quantized.onnx', SILERO])(
     'reads and writes %s back byte-for-byte',
@@ -262,7 +268,8 @@ describe('patchWhisperDecoder on whisper-tiny', () => {
     };
     for (let l = 0; l < layers; l++) {
       for (const kv of ['key', 'value']) {
-        f[`past_key_values.${l}.decoder.${kv}`] = new ort.Tensor('float32', new Float32Array(0), [1, heads, 0, headDim]);
+        // the patched decoder takes its self-attention cache position-major
+        f[`past_key_values.${l}.decoder.${kv}`] = new ort.Tensor('float32', new Float32Array(0), logitsFrom === undefined ? [1, heads, 0, headDim] : [1, 0, heads, headDim]);
         f[`past_key_values.${l}.encoder.${kv}`] = cross?.[`present.${l}.encoder.${kv}`] ?? new ort.Tensor('float32', new Float32Array(0), [1, heads, 0, headDim]);
       }
     }
@@ -304,7 +311,7 @@ describe('patchWhisperDecoder on whisper-tiny', () => {
     const ours = await crossCache(session);
     const theirs = await exportRun();
     expect(ours.logits!.dims).toEqual([0, 0, 51865]);
-    expect(ours['present.0.decoder.key']!.dims).toEqual([0, heads, 0, headDim]);
+    expect(ours['present.0.decoder.key']!.dims).toEqual([0, 0, heads, headDim]);
     for (let l = 0; l < layers; l++) {
       for (const kv of ['key', 'value']) {
         const name = `present.${l}.encoder.${kv}`;
@@ -313,6 +320,50 @@ describe('patchWhisperDecoder on whisper-tiny', () => {
         expect(Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength))).toBe(0);
       }
     }
+  }, 120_000);
+
+  it('gives back only the new tokens\' self-attention keys and values, position-major, and takes the cache so', async () => {
+    const patched = patchWhisperDecoder(model(TINY_DECODER));
+    const session = await ort.InferenceSession.create(patched.model, { executionProviders: ['wasm'], externalData: patched.externalData });
+    const cross = await crossCache(session);
+    const whole = await session.run(feeds(cross, 0));
+    const theirs = await exportRun();
+    const n = ids.length;
+    /** [1, heads, count, headDim] of the first `count` positions of a position-major [1, n, heads, headDim]. */
+    const headMajor = (t: ort.Tensor, count: number) => {
+      const [from, to] = [t.data as Float32Array, new Float32Array(heads * count * headDim)];
+      for (let p = 0; p < count; p++) for (let h = 0; h < heads; h++) to.set(from.subarray((p * heads + h) * headDim, (p * heads + h + 1) * headDim), (h * count + p) * headDim);
+      return new ort.Tensor('float32', to, [1, heads, count, headDim]);
+    };
+    for (let l = 0; l < layers; l++) {
+      for (const kv of ['key', 'value']) {
+        const ours = whole[`present.${l}.decoder.${kv}`]!;
+        expect(ours.dims).toEqual([1, n, heads, headDim]);
+        // the export's [1, heads, n, headDim], transposed
+        expect(maxAbsDifference(headMajor(ours, n).data as Float32Array, theirs[`present.${l}.decoder.${kv}`]!.data as Float32Array)).toBe(0);
+      }
+    }
+    // one more token after the first n - 1 as the cache: what the export's own cached branch computes from
+    // the same cache in its layout (one token: no mask to differ by)
+    const first = n - 1;
+    const token = () => new ort.Tensor('int64', BigInt64Array.from([BigInt(ids[first]!)]), [1, 1]);
+    const { mask, positions } = sequenceLayout(first, 1);
+    const ourStep: Record<string, ort.Tensor> = { ...feeds(cross, 0), input_ids: token() };
+    Object.assign(ourStep, { [SELF_MASK]: new ort.Tensor('float32', mask, [1, n]), [TOKEN_POSITIONS]: new ort.Tensor('int64', positions, [1]) });
+    const exportStep: Record<string, ort.Tensor> = { ...feeds(cross), input_ids: token() };
+    for (let l = 0; l < layers; l++) {
+      for (const kv of ['key', 'value']) {
+        const all = whole[`present.${l}.decoder.${kv}`]!;
+        ourStep[`past_key_values.${l}.decoder.${kv}`] = new ort.Tensor('float32', (all.data as Float32Array).slice(0, first * heads * headDim), [1, first, heads, headDim]);
+        exportStep[`past_key_values.${l}.decoder.${kv}`] = headMajor(all, first);
+      }
+    }
+    const exportSession = await ort.InferenceSession.create(model(TINY_DECODER), { executionProviders: ['wasm'] });
+    const [ours, export_] = [await session.run(ourStep), await exportSession.run(exportStep)];
+    expect(compare(ours.logits!, export_.logits!, 1).maxAbs).toBeLessThan(1e-3);
+    expect(ours['present.0.decoder.key']!.dims).toEqual([1, 1, heads, headDim]);
+    const exportLast = (export_['present.0.decoder.key']!.data as Float32Array).filter((_, i) => Math.floor(i / headDim) % n === first);
+    expect(maxAbsDifference(ours['present.0.decoder.key']!.data as Float32Array, exportLast)).toBeLessThan(1e-4);
   }, 120_000);
 
   it('computes logits only from logits_from on', async () => {
