@@ -293,22 +293,39 @@ export function encodeValueInfo(name: string, elemType: number, dims: Dim[] | nu
  * int32_data); null for other types. Byte-sized raw values are a view into the model's bytes (no copy of
  * a 26 MB embedding at load); floats are copied, as raw_data may sit at an unaligned offset.
  */
-export function initializerValues(init: InitializerView): Float32Array | Uint8Array | Int8Array | null {
+export function initializerValues(init: InitializerView, externalData: ModelWithData['externalData'] = []): Float32Array | Uint8Array | Int8Array | null {
   const fields = readFields(payload(init.field));
-  const raw = fields.find((f) => f.num === TENSOR.rawData);
+  const raw = fields.find((f) => f.num === TENSOR.rawData) ?? externalBytes(fields, externalData);
   if (init.dataType === DATA_TYPE_FLOAT) {
-    const bytes = raw ? payload(raw) : fields.filter((f) => f.num === TENSOR.floatData && f.wire === WIRE_LEN).map(payload)[0];
+    const bytes = raw ? bytesOf(raw) : fields.filter((f) => f.num === TENSOR.floatData && f.wire === WIRE_LEN).map(payload)[0];
     if (!bytes) return fields.some((f) => f.num === TENSOR.floatData) ? null : new Float32Array(0);
     // a copy: the payload is a view that may be unaligned (and a Node Buffer's slice() is no copy)
     return new Float32Array(new Uint8Array(bytes).buffer);
   }
   if (init.dataType !== DATA_TYPE_UINT8 && init.dataType !== DATA_TYPE_INT8) return null;
   if (raw) {
-    const bytes = payload(raw);
+    const bytes = bytesOf(raw);
     return init.dataType === DATA_TYPE_UINT8 ? bytes : new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length);
   }
   const ints = readInt64s(fields, TENSOR.int32Data);
   return init.dataType === DATA_TYPE_UINT8 ? Uint8Array.from(ints) : Int8Array.from(ints);
+}
+
+const bytesOf = (raw: Field | Uint8Array): Uint8Array => (raw instanceof Uint8Array ? raw : payload(raw));
+
+/** An external initializer's bytes, from the file of `externalData` its location names; undefined when it is not external or the file is absent. */
+function externalBytes(fields: Field[], externalData: ModelWithData['externalData']): Uint8Array | undefined {
+  const entries = new Map(
+    fields.filter((f) => f.num === TENSOR.externalData).map((f) => {
+      const entry = readFields(payload(f));
+      const text = (num: number) => entry.filter((e) => e.num === num).map(str)[0] ?? '';
+      return [text(STRING_ENTRY.key), text(STRING_ENTRY.value)] as const;
+    }),
+  );
+  const data = externalData.find((d) => d.path === entries.get('location'))?.data;
+  if (!data) return undefined;
+  const offset = Number(entries.get('offset') ?? 0);
+  return data.subarray(offset, entries.has('length') ? offset + Number(entries.get('length')) : undefined);
 }
 
 /**
@@ -325,6 +342,9 @@ export function encodeExternalInitializer(name: string, dims: number[], dataType
   return out.varint(TENSOR.dataLocation, DATA_LOCATION_EXTERNAL);
 }
 
+/** Initializers this large or larger go to onnxruntime as files of their own (withExternalInitializers). */
+const EXTERNAL_FROM_BYTES = 4096;
+
 /** A model and the external files its initializers name (onnxruntime-web's SessionOptions.externalData). */
 export interface ModelWithData {
   model: Uint8Array;
@@ -337,7 +357,7 @@ export interface ModelWithData {
  * once, straight into its tensor, instead of holding the whole model in its heap, and a parsed copy of
  * it, while the session is created.
  */
-export function withExternalInitializers(model: ModelWithData, minBytes: number): ModelWithData {
+export function withExternalInitializers(model: ModelWithData, minBytes = EXTERNAL_FROM_BYTES): ModelWithData {
   const { modelFields, graphFields } = parseModel(model.model);
   const taken = new Set(model.externalData.map((d) => d.path));
   const externalData = [...model.externalData];

@@ -40,9 +40,6 @@ export function sessionOptions(backend: Backend): OrtModule.InferenceSession.Ses
   return { executionProviders: [backend], graphOptimizationLevel: 'all' };
 }
 
-/** Initializers this large or larger reach onnxruntime as external files (withExternalInitializers). */
-const EXTERNAL_FROM_BYTES = 4096;
-
 /**
  * A session of the model `make` returns, made just now so that its bytes live only while the session is
  * created. Its initializers go in as external files: onnxruntime-web then copies each weight once into
@@ -50,6 +47,6 @@ const EXTERNAL_FROM_BYTES = 4096;
  * (whisper-base's heap after load: 244 → 138 MB, bench/README.md).
  */
 export async function createSession(ort: Ort, make: () => ModelWithData, options: OrtModule.InferenceSession.SessionOptions): Promise<OrtModule.InferenceSession> {
-  const { model, externalData } = withExternalInitializers(make(), EXTERNAL_FROM_BYTES);
+  const { model, externalData } = withExternalInitializers(make());
   return ort.InferenceSession.create(model, { ...options, externalData });
 }

@@ -1,4 +1,5 @@
 import type * as OrtModule from 'onnxruntime-web';
+import { withExternalInitializers } from '../onnx/protobuf';
 import { createSession } from '../runtime/backend';
 import { patchWhisperEncoder } from '../whisper/patches';
 import type { EncodedWindow, WhisperModel } from '../whisper/model';
@@ -24,14 +25,14 @@ export class SpeakerFeatureSource {
     options: OrtModule.InferenceSession.SessionOptions,
   ): Promise<SpeakerFeatureSource> {
     if (whisper.hasEncoderOutput(SPEAKER_FEATURE_TENSOR)) return new SpeakerFeatureSource(ort, null);
-    const bytes = await baseEncoderBytes();
-    const truncated = () => patchWhisperEncoder(bytes, {
+    const { model, externalData } = withExternalInitializers({ model: await baseEncoderBytes(), externalData: [] });
+    const truncated = () => patchWhisperEncoder(model, {
       dynamicFrames: true,
       extraOutputs: [SPEAKER_FEATURE_TENSOR],
       extraOutputsOnly: true,
       attentionHeads: SPEAKER_MODEL_HEADS,
     });
-    const session = await createSession(ort, () => ({ model: truncated(), externalData: [] }), options);
+    const session = await createSession(ort, () => ({ model: truncated(), externalData }), options);
     return new SpeakerFeatureSource(ort, session);
   }
 

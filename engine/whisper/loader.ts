@@ -1,5 +1,6 @@
 import type * as OrtModule from 'onnxruntime-web';
-import { patchWhisperDecoder, patchWhisperEncoder, type LogitsWeight } from './patches';
+import { withExternalInitializers } from '../onnx/protobuf';
+import { patchWhisperDecoder, patchWhisperEncoder, type LogitsWeight, type PatchedModel } from './patches';
 import type { LoadProgress } from '../runtime/model-files';
 import { WhisperModel } from './model';
 import { WhisperVocabulary, type GenerationConfig } from './tokenizer';
@@ -66,13 +67,16 @@ export async function createWhisper(
   options: WhisperLoadOptions = {},
 ): Promise<WhisperModel> {
   const vocab = new WhisperVocabulary(files.tokenizer, files.tokenizerConfig, files.generation);
-  // each patched copy is made just before its session and dropped after it, so the two never coexist
-  const encoder = () => patchWhisperEncoder(files.encoder, {
-      dynamicFrames: true,
-      extraOutputs: [...(options.extraOutputs ?? [])],
-      attentionHeads: files.config.encoder_attention_heads,
-    });
-  const decoder = () => patchWhisperDecoder(files.decoder, { logitsWeight: options.logitsWeight, specialFrom: vocab.eot });
+  // Each patched graph is made just before its session and dropped after it. The weights stay in the
+  // fetched bytes: the graphs name them as external files that view those bytes, so the patches copy
+  // graphs only, never the weights.
+  const external = (model: Uint8Array) => withExternalInitializers({ model, externalData: [] });
+  const encoder = (): PatchedModel => {
+    const { model, externalData } = external(files.encoder);
+    const attentionHeads = files.config.encoder_attention_heads;
+    return { model: patchWhisperEncoder(model, { dynamicFrames: true, extraOutputs: [...(options.extraOutputs ?? [])], attentionHeads }), externalData };
+  };
+  const decoder = () => patchWhisperDecoder(external(files.decoder), { logitsWeight: options.logitsWeight, specialFrom: vocab.eot });
   return WhisperModel.create(ort, encoder, decoder, vocab, files.generation, files.config, sessionOptions);
 }
 

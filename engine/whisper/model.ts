@@ -52,7 +52,8 @@ export class WhisperModel {
 
   static async create(
     ort: Ort,
-    encoderBytes: () => Uint8Array,
+    /** The encoder as the loader patches it. */
+    encoder: () => PatchedModel,
     /** The decoder as patchWhisperDecoder makes it. */
     decoder: () => PatchedModel,
     vocab: WhisperVocabulary,
@@ -60,14 +61,14 @@ export class WhisperModel {
     config: DecoderConfig,
     options: OrtModule.InferenceSession.SessionOptions,
   ): Promise<WhisperModel> {
-    const encoder = await createSession(ort, () => ({ model: encoderBytes(), externalData: [] }), options);
+    const encoderSession = await createSession(ort, encoder, options);
     const decoderSession = await createSession(ort, decoder, options);
     const dims = {
       layers: config.decoder_layers,
       heads: config.decoder_attention_heads,
       headDim: config.d_model / config.decoder_attention_heads,
     };
-    return new WhisperModel(ort, encoder, decoderSession, vocab, dims, generation.alignment_heads, config.max_target_positions);
+    return new WhisperModel(ort, encoderSession, decoderSession, vocab, dims, generation.alignment_heads, config.max_target_positions);
   }
 
   /** Whether the encoder graph exposes the named intermediate tensor (added by patchWhisperEncoder). */

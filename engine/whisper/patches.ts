@@ -362,7 +362,12 @@ interface StoredWeight {
  * dequantizing (and transposing) an int8 copy of the token embedding with one scale; null where it is
  * made otherwise (a float export, a scale per channel).
  */
-function storedLogitsWeight(nodes: readonly NodeView[], initializers: ReadonlyMap<string, InitializerView>, weight: string): StoredWeight | null {
+function storedLogitsWeight(
+  nodes: readonly NodeView[],
+  initializers: ReadonlyMap<string, InitializerView>,
+  weight: string,
+  externalData: ModelWithData['externalData'],
+): StoredWeight | null {
   const dequantize = nodes.find((n) => n.outputs[0] === weight && n.opType === 'DequantizeLinear');
   if (!dequantize || dequantize.inputs.length < 2) return null;
   const [input, scaleName, zeroName] = dequantize.inputs as [string, string, string | undefined];
@@ -372,9 +377,9 @@ function storedLogitsWeight(nodes: readonly NodeView[], initializers: ReadonlyMa
   const scale = initializers.get(scaleName);
   const zero = zeroName ? initializers.get(zeroName) : undefined;
   if (!quantized || quantized.dims.length !== 2 || ![DATA_TYPE_UINT8, DATA_TYPE_INT8].includes(quantized.dataType) || !scale) return null;
-  const values = initializerValues(quantized);
-  const s = initializerValues(scale);
-  const z = zero ? initializerValues(zero) : new Uint8Array(1);
+  const values = initializerValues(quantized, externalData);
+  const s = initializerValues(scale, externalData);
+  const z = zero ? initializerValues(zero, externalData) : new Uint8Array(1);
   if (!values || values instanceof Float32Array || !(s instanceof Float32Array) || s.length !== 1 || !z || z.length !== 1) return null;
   const [rows, cols] = quantized.dims as [number, number];
   return { values, dataType: quantized.dataType, rows, cols, transposed: !!transpose, scale: scaleName, zeroPoint: zeroName, scaleValue: s[0]!, zeroValue: z[0]! };
@@ -481,10 +486,14 @@ function swapsTwoAxes(attribute: Field): boolean {
  *   same layout: the caller appends them to buffers it keeps, so a decoder run never copies the whole
  *   cache back out (nor leaves it behind for the garbage collector), and the cache goes in as a view.
  */
-export function patchWhisperDecoder(model: Uint8Array, options: { logitsWeight?: LogitsWeight; specialFrom?: number } = {}): PatchedModel {
+export function patchWhisperDecoder(
+  model: Uint8Array | ModelWithData,
+  options: { logitsWeight?: LogitsWeight; specialFrom?: number } = {},
+): PatchedModel {
   const weightKind = options.logitsWeight ?? 'float';
   if (weightKind === 'int8' && !options.specialFrom) throw new Error("Whisper decoder patch: logitsWeight 'int8' needs specialFrom, the first special token's id");
-  const { modelFields, graphFields } = parseModel(model);
+  const input = model instanceof Uint8Array ? { model, externalData: [] } : model;
+  const { modelFields, graphFields } = parseModel(input.model);
   const ifs = graphFields.filter((f) => f.num === GRAPH.node).map(viewNode).filter((n) => n.opType === 'If' && n.inputs[0] === 'use_cache_branch');
   if (ifs.length !== 1) throw new Error('Not a Whisper merged decoder: no If on use_cache_branch');
   const ifNode = ifs[0]!;
@@ -533,7 +542,7 @@ export function patchWhisperDecoder(model: Uint8Array, options: { logitsWeight?:
     const nodes = [...views.values()];
     const logits = nodes.find(isLogits);
     if (logits && logitsWeight.name === null && weightKind !== 'export') {
-      Object.assign(logitsWeight, { name: logits.inputs[1]!, stored: storedLogitsWeight(nodes, topInitializers, logits.inputs[1]!) });
+      Object.assign(logitsWeight, { name: logits.inputs[1]!, stored: storedLogitsWeight(nodes, topInitializers, logits.inputs[1]!, input.externalData) });
     }
     const weightRename = new Map(cached && logitsWeight.stored && logits?.inputs[1] === logitsWeight.name ? [[logitsWeight.name, LOGITS_WEIGHT]] : []);
     const after = nodes.map((n) => {
@@ -603,7 +612,7 @@ export function patchWhisperDecoder(model: Uint8Array, options: { logitsWeight?:
   if (positioned !== 1) throw new Error(`Whisper decoder patch: expected one positional-embedding Slice in the cached branch, found ${positioned}`);
   if (sliced !== 1) throw new Error(`Whisper decoder patch: expected a MatMul giving the logits in the cached branch, found ${sliced}`);
   if (selfOutputs !== headMajorPast.size) throw new Error(`Whisper decoder patch: ${headMajorPast.size} self-attention cache inputs but ${selfOutputs} outputs`);
-  const externalData: PatchedModel['externalData'] = [];
+  const externalData: PatchedModel['externalData'] = [...input.externalData];
   if (logitsWeight.stored && weightKind !== 'export') {
     for (const { name: weight, file, dims, dataType, bytes } of madeLogitsWeights(logitsWeight.stored, weightKind, options.specialFrom ?? 0)) {
       initializers.push(encodeExternalInitializer(weight, dims, dataType, file, bytes.byteLength));

@@ -379,6 +379,18 @@ describe('patchWhisperDecoder on whisper-tiny', () => {
     expect(compare(some.logits!, tail, ids.length - from).maxAbs).toBeLessThan(1e-3);
   }, 120_000);
 
+  it('patches a decoder whose weights are already external files (as the loader hands it) to the same computation', async () => {
+    const bytes = model(TINY_DECODER);
+    const inline = patchWhisperDecoder(bytes);
+    const external = patchWhisperDecoder(withExternalInitializers({ model: bytes, externalData: [] }));
+    expect(external.model.length).toBeLessThan(inline.model.length / 20);
+    // the logits weight made from the external token embedding: the same bytes
+    const made = (p: PatchedModel) => p.externalData.filter((d) => d.path.startsWith('localscribe-'));
+    expect(made(external).map((d) => d.path)).toEqual(made(inline).map((d) => d.path));
+    made(external).forEach((d, i) => expect(Buffer.compare(Buffer.from(d.data), Buffer.from(made(inline)[i]!.data))).toBe(0));
+    expect(await cachedAgainstExport(external, 0)).toBe(await cachedAgainstExport(inline, 0));
+  }, 120_000);
+
   it('multiplies by the logits weight made once at load', () => {
     const patched = patchWhisperDecoder(model(TINY_DECODER));
     const weight = listGraph(patched.model).initializers.find((i) => i.name.endsWith('/logits_weight'));
