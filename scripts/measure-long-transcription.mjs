@@ -14,6 +14,7 @@
  * Usage:
  *   node scripts/measure-long-transcription.mjs --model=whisper-base --door=js|v1 --format=wav|mp3|opus|m4a
  *        [--minutes=60] [--abort-after=SECONDS] [--load-only] [--chromium-args='…'] [--out=FILE.jsonl]
+ *        [--folders=holdout/en,holdout/diar,holdout/long]
  * --door=js: `createTranscriber({ model }).transcribe(blob, params)` in the page (the file as a Blob, as
  *   a user's File arrives).
  * --door=v1: the e2e app (test/e2e/app, `?model=`) hosts the engine and registers the service worker;
@@ -25,6 +26,8 @@
  *   such, never as a transcription).
  * --config=JSON: more createTranscriber options for the JS door, e.g. '{"decoding":"fast"}' or
  *   '{"numThreads":1}', to see what a part of the engine's memory is (not the default: say so).
+ * --folders: the ../shared folders whose English clips make the recording (default the development
+ *   ones above); the report-only split's, holdout/en,holdout/diar,holdout/long, to report a figure there.
  * --load-only: the JS door loads the models (`transcriber.load()`), waits 6 s and stops: the memory of
  *   the load alone, with no audio decoded or transcribed.
  * --chromium-args='…': more Chromium flags, space-separated, e.g. '--js-flags=--liftoff-only' to see what
@@ -66,7 +69,8 @@ mkdirSync(OUT, { recursive: true });
 
 // ---------- the recording ----------
 const RATE = 16000;
-const FOLDERS = ['dev/en', 'eval/en', 'dev/diar', 'eval/diar'];
+const DEVELOPMENT = ['dev/en', 'eval/en', 'dev/diar', 'eval/diar'];
+const FOLDERS = arg('folders', DEVELOPMENT.join(',')).split(',');
 
 /** Mulberry32: a fixed order per pass, so every run builds the same bytes. */
 function seeded(seed) {
@@ -125,14 +129,15 @@ function buildWav(path, layoutPath) {
   writeFileSync(layoutPath, JSON.stringify({ minutes, clips: clips.length, layout }, null, 1));
 }
 
-const base = join(OUT, `speech-${minutes}m`);
+const recording = `speech-${minutes}m${FOLDERS.join(',') === DEVELOPMENT.join(',') ? '' : `-${FOLDERS.join('+').replaceAll('/', '-')}`}`;
+const base = join(OUT, recording);
 const ENCODE = {
   mp3: ['.mp3', ['-ar', '44100', '-ac', '2', '-c:a', 'libmp3lame', '-b:a', '64k']],
   opus: ['.ogg', ['-ac', '1', '-c:a', 'libopus', '-b:a', '24k']],
   m4a: ['.m4a', ['-ar', '44100', '-ac', '2', '-c:a', 'aac', '-b:a', '64k', '-f', 'ipod']],
 };
 if (!existsSync(`${base}.wav`)) buildWav(`${base}.wav`, `${base}.layout.json`);
-const fileName = format === 'wav' ? `speech-${minutes}m.wav` : `speech-${minutes}m${ENCODE[format][0]}`;
+const fileName = format === 'wav' ? `${recording}.wav` : `${recording}${ENCODE[format][0]}`;
 const filePath = join(OUT, fileName);
 if (!existsSync(filePath)) {
   execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-i', `${base}.wav`, ...ENCODE[format][1], filePath]);
@@ -299,7 +304,7 @@ try {
   });
   if (result.json && result.ok) Object.assign(row, check(result.json));
   // Named by everything that varies, so a short check never overwrites an hour's transcript.
-  const tag = `${model}-${door}-${format}-${minutes}m${loadOnly ? '-load-only' : ''}${abortAfter === null ? '' : `-abort${abortAfter}s`}${Object.keys(extraConfig).length ? `-${Object.values(extraConfig).join('-')}` : ''}`;
+  const tag = `${model}-${door}-${format}-${recording.slice('speech-'.length)}${loadOnly ? '-load-only' : ''}${abortAfter === null ? '' : `-abort${abortAfter}s`}${Object.keys(extraConfig).length ? `-${Object.values(extraConfig).join('-')}` : ''}`;
   if (result.json) writeFileSync(join(OUT, `transcript-${tag}.json`), result.json);
   writeFileSync(join(OUT, `memory-${tag}.json`), JSON.stringify(series));
   if (result.json && !result.ok) row.body = result.json.slice(0, 500);
