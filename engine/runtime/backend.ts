@@ -1,5 +1,5 @@
 import type * as OrtModule from 'onnxruntime-web';
-import { withExternalInitializers, type ModelWithData } from '../onnx/protobuf';
+import type { ModelWithData } from '../onnx/protobuf';
 import type { BackendChoice } from '../protocol';
 
 export type Ort = typeof OrtModule;
@@ -41,12 +41,12 @@ export function sessionOptions(backend: Backend): OrtModule.InferenceSession.Ses
 }
 
 /**
- * A session of the model `make` returns, made just now so that its bytes live only while the session is
- * created. Its initializers go in as external files: onnxruntime-web then copies each weight once into
- * its heap, where the whole model and a parsed copy of it would otherwise sit there side by side
- * (whisper-base's heap after load: 244 → 138 MB, bench/README.md).
+ * A session of the model `make` returns, made just now so that its graph lives only while the session is
+ * created. Its callers hand the weights over as external files (withExternalInitializers, before they
+ * patch): onnxruntime-web then copies each weight once into its heap, where the whole model and a
+ * parsed copy of it would otherwise sit side by side (bench/README.md).
  */
 export async function createSession(ort: Ort, make: () => ModelWithData, options: OrtModule.InferenceSession.SessionOptions): Promise<OrtModule.InferenceSession> {
-  const { model, externalData } = withExternalInitializers(make());
+  const { model, externalData } = make();
   return ort.InferenceSession.create(model, { ...options, externalData });
 }

@@ -26,13 +26,8 @@ export class SpeakerFeatureSource {
   ): Promise<SpeakerFeatureSource> {
     if (whisper.hasEncoderOutput(SPEAKER_FEATURE_TENSOR)) return new SpeakerFeatureSource(ort, null);
     const { model, externalData } = withExternalInitializers({ model: await baseEncoderBytes(), externalData: [] });
-    const truncated = () => patchWhisperEncoder(model, {
-      dynamicFrames: true,
-      extraOutputs: [SPEAKER_FEATURE_TENSOR],
-      extraOutputsOnly: true,
-      attentionHeads: SPEAKER_MODEL_HEADS,
-    });
-    const session = await createSession(ort, () => ({ model: truncated(), externalData }), options);
+    const truncated = { dynamicFrames: true, extraOutputs: [SPEAKER_FEATURE_TENSOR], extraOutputsOnly: true, attentionHeads: SPEAKER_MODEL_HEADS };
+    const session = await createSession(ort, () => ({ model: patchWhisperEncoder(model, truncated), externalData }), options);
     return new SpeakerFeatureSource(ort, session);
   }
 
