@@ -303,6 +303,8 @@ export async function beamLoop(model: WhisperModel, encoded: EncodedWindow, star
   const finished: Finished[] = [];
   const penalty = o.lengthPenalty ?? 1;
   let cache = start.cache;
+  // each hypothesis's processed row is read before the next one's is made: one buffer serves them all
+  let scratch: Float32Array | undefined;
   try {
     while (live.length > 0 && finished.length < o.beams) {
       o.checkpoint?.();
@@ -312,7 +314,7 @@ export async function beamLoop(model: WhisperModel, encoded: EncodedWindow, star
           finished.push({ hyp, sum: hyp.sum, stop: 'max-length' });
           continue;
         }
-        const r = processedRow(hyp.row, o.processors, hyp.ids);
+        const r = processedRow(hyp.row, o.processors, hyp.ids, (scratch ??= new Float32Array(hyp.row.length)));
         let z = logSumExp(r, 0, r.length);
         if (o.constraints) {
           for (let i = 0; i < r.length; i++) r[i]! -= z;
@@ -429,9 +431,9 @@ function topIds(row: Float32Array, k: number): number[] {
   return top;
 }
 
-/** A copy of `row` after `processors`, for the token after `generated`. */
-export function processedRow(row: Float32Array, processors: readonly LogitsProcessor[], generated: readonly number[]): Float32Array {
-  const r = row.slice();
+/** A copy of `row` (in `into` when given) after `processors`, for the token after `generated`. */
+export function processedRow(row: Float32Array, processors: readonly LogitsProcessor[], generated: readonly number[], into?: Float32Array): Float32Array {
+  const r = into ? (into.set(row), into) : row.slice();
   for (const process of processors) process(r, generated);
   return r;
 }
@@ -490,10 +492,10 @@ export function repeatsTail(ids: readonly number[], times = 4): boolean {
   return false;
 }
 
-/** A copy of the vocabulary row at decoder position `index` of logits [1, seq, vocab]. */
+/** The vocabulary row at decoder position `index` of logits [1, seq, vocab]: a view, which nothing writes to (processedRow copies). */
 export function rowAt(logits: { dims: readonly number[]; data: unknown }, index: number): Float32Array {
   const vocabSize = logits.dims[2]!;
-  return (logits.data as Float32Array).slice(index * vocabSize, (index + 1) * vocabSize);
+  return (logits.data as Float32Array).subarray(index * vocabSize, (index + 1) * vocabSize);
 }
 
 export function argmax(a: Float32Array): number {
