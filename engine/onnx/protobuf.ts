@@ -357,7 +357,8 @@ export interface ModelWithData {
  * once, straight into its tensor, instead of holding the whole model in its heap, and a parsed copy of
  * it, while the session is created.
  */
-export function withExternalInitializers(model: ModelWithData, minBytes = EXTERNAL_FROM_BYTES): ModelWithData {
+export function withExternalInitializers(from: Uint8Array | ModelWithData, minBytes = EXTERNAL_FROM_BYTES): ModelWithData {
+  const model = from instanceof Uint8Array ? { model: from, externalData: [] } : from;
   const { modelFields, graphFields } = parseModel(model.model);
   const taken = new Set(model.externalData.map((d) => d.path));
   const externalData = [...model.externalData];

@@ -25,7 +25,7 @@ export class SpeakerFeatureSource {
     options: OrtModule.InferenceSession.SessionOptions,
   ): Promise<SpeakerFeatureSource> {
     if (whisper.hasEncoderOutput(SPEAKER_FEATURE_TENSOR)) return new SpeakerFeatureSource(ort, null);
-    const { model, externalData } = withExternalInitializers({ model: await baseEncoderBytes(), externalData: [] });
+    const { model, externalData } = withExternalInitializers(await baseEncoderBytes());
     const truncated = { dynamicFrames: true, extraOutputs: [SPEAKER_FEATURE_TENSOR], extraOutputsOnly: true, attentionHeads: SPEAKER_MODEL_HEADS };
     const session = await createSession(ort, () => ({ model: patchWhisperEncoder(model, truncated), externalData }), options);
     return new SpeakerFeatureSource(ort, session);

@@ -70,13 +70,12 @@ export async function createWhisper(
   // Each patched graph is made just before its session and dropped after it. The weights stay in the
   // fetched bytes: the graphs name them as external files that view those bytes, so the patches copy
   // graphs only, never the weights.
-  const external = (model: Uint8Array) => withExternalInitializers({ model, externalData: [] });
   const encoder = (): PatchedModel => {
-    const { model, externalData } = external(files.encoder);
+    const { model, externalData } = withExternalInitializers(files.encoder);
     const attentionHeads = files.config.encoder_attention_heads;
     return { model: patchWhisperEncoder(model, { dynamicFrames: true, extraOutputs: [...(options.extraOutputs ?? [])], attentionHeads }), externalData };
   };
-  const decoder = () => patchWhisperDecoder(external(files.decoder), { logitsWeight: options.logitsWeight, specialFrom: vocab.eot });
+  const decoder = () => patchWhisperDecoder(withExternalInitializers(files.decoder), { logitsWeight: options.logitsWeight, specialFrom: vocab.eot });
   return WhisperModel.create(ort, encoder, decoder, vocab, files.generation, files.config, sessionOptions);
 }
 

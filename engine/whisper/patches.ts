@@ -527,8 +527,9 @@ export function patchWhisperDecoder(
     return out;
   };
   const isPositionSlice = (node: NodeView) => node.opType === 'Slice' && node.name === '/model/decoder/embed_positions/Slice';
-  const newSelf: Chunks[] = [];
   const patchedBranch = (branch: Field[], cached: boolean): Chunks => {
+    /** The Transposes giving the branch's self-attention outputs, placed after its other nodes. */
+    const newSelf: Chunks[] = [];
     // what computed the sliced positions' bounds is left with no use once the slice is a Gather
     const views = new Map(branch.filter((f) => f.num === GRAPH.node).map((f) => [f, viewNode(f)]));
     const outputInfo = branch.filter((f) => f.num === GRAPH.output).map(viewValueInfo);
@@ -555,9 +556,10 @@ export function patchWhisperDecoder(
     let stubsPlaced = false;
     for (const f of branch) {
       const node = views.get(f);
-      const stub = f.num === GRAPH.output ? stubbed.get(viewValueInfo(f).name) : undefined;
+      const declared = f.num === GRAPH.output ? viewValueInfo(f) : null;
+      const stub = declared ? stubbed.get(declared.name) : undefined;
       if (stub) out.message(GRAPH.output, encodeValueInfo(stub.name, DATA_TYPE_FLOAT, null));
-      const selfOutput = cached && f.num === GRAPH.output && SELF_CACHE.test(viewValueInfo(f).name) ? viewValueInfo(f) : null;
+      const selfOutput = cached && declared && SELF_CACHE.test(declared.name) ? declared : null;
       if (selfOutput) {
         // the branch gives back the run's own keys or values (what the export concatenates to the past), position-major
         const concat = nodes.find((n) => n.outputs[0] === selfOutput.name);
@@ -597,7 +599,7 @@ export function patchWhisperDecoder(
       } else if (cached && node.inputs.some((i) => headMajorPast.has(i))) out.message(GRAPH.node, renameNodeInput(node, headMajorPast));
       else out.push(f.bytes);
     }
-    for (const n of newSelf.splice(0)) out.message(GRAPH.node, n);
+    for (const n of newSelf) out.message(GRAPH.node, n);
     return out;
   };
 
