@@ -88,20 +88,4 @@ describe('splicing a phrase into a pass (real whisper-tiny tokenizer)', () => {
     // alike is not the same: "Graith and" is for the unsure-word splices to weigh
     expect(sameSoundPhrases(vocab, passWords(vocab, pass(' Every dashboard moved into Graith and.')), list)).toEqual([]);
   });
-
-  it('takes a word spelled out letter by letter, one letter heard wrong, for the listed phrase it is alike', () => {
-    const list = ['Krzysztof', 'Zigbee'];
-    const heard = passWords(vocab, pass(' K R Z Y S C T O F presented the music.', -0.05));
-    expect(sameSoundPhrases(vocab, heard, list)).toEqual(['Krzysztof']);
-    const splice = splicePhrase(vocab, heard, 'Krzysztof', 0.55)!;
-    expect(splice.replaced).toBe('K R Z Y S C T O F');
-    expect(textOf(splice.ids)).toBe(' Krzysztof presented the music.');
-    // three letters off is another word; words that are not spelled out are matched by key only
-    expect(sameSoundPhrases(vocab, passWords(vocab, pass(' K R A Y S C T O P presented it.')), list)).toEqual([]);
-    expect(sameSoundPhrases(vocab, passWords(vocab, pass(' Krzyscto presented it.')), list)).toEqual([]);
-    // one letter off a short key is too much alike too much else: "Z I G B I" is not taken for Zigbee
-    expect(sameSoundPhrases(vocab, passWords(vocab, pass(' Z I G B I works.')), list)).toEqual([]);
-    // a listed phrase of letters, written as listed, has nothing to mend
-    expect(sameSoundPhrases(vocab, passWords(vocab, pass(' Flight K L M X Y Z today.')), ['K L M X Y Z'])).toEqual([]);
-  });
 });

@@ -70,7 +70,7 @@ export interface SoundMatch {
 }
 
 /** This many one-character words in a row or more are a word spelled out: "K R Z Y S C T O F". */
-export const SPELLED_RUN = 4;
+const SPELLED_RUN = 4;
 
 /** Per word key, whether it is a letter (or digit) of a word spelled out (see SPELLED_RUN). */
 export function spelledLetters(keys: readonly string[]): boolean[] {

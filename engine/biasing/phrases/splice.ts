@@ -1,9 +1,7 @@
-import { distance } from 'fastest-levenshtein';
 import type { EngineToken } from '../../protocol';
 import type { GeneratedToken } from '../../whisper/generate';
 import { wordTokens } from '../../postprocess/words';
-import { recentLists } from './recent-lists';
-import { phrasesByKey, soundKey, soundMatch, SPELLED_RUN, spelledLetters, type KeyIndex, type SoundMatch } from './shortlist';
+import { phrasesByKey, soundKey, soundMatch, spelledLetters, type SoundMatch } from './shortlist';
 import type { BiasVocabulary } from './trie';
 
 export interface SpliceVocabulary extends BiasVocabulary {
@@ -132,8 +130,7 @@ export function unsureStretches(pass: PassWords, unsure: number): string {
  * said; only the spelling is the list's. A word for word respelling ("photos" for a listed "Fotos", "lift"
  * for "Lyft") is left alone: there the audio cannot tell the two apart, and the pass chose a real word;
  * unless the pass wrote it in more than one token (misspeltName).
- * Found by key, not by distance, so a 10,000-phrase list costs a few map lookups per word (a word spelled
- * out letter by letter also one letter off, by lookups too: spelledAlike).
+ * Found by key, not by distance, so a 10,000-phrase list costs a few map lookups per word.
  */
 export function sameSoundPhrases(vocab: SpliceVocabulary, pass: PassWords, phrases: readonly string[]): string[] {
   const index = phrasesByKey(phrases);
@@ -151,7 +148,6 @@ export function sameSoundPhrases(vocab: SpliceVocabulary, pass: PassWords, phras
       }
     }
   }
-  for (const phrase of spelledAlike(phrases, index, pass)) found.add(phrase);
   return [...found];
 }
 
@@ -164,65 +160,6 @@ export function sameSoundPhrases(vocab: SpliceVocabulary, pass: PassWords, phras
 function misspeltName({ words }: PassWords, i: number, j: number, written: string, phrase: string): boolean {
   return i === j && words[i]!.end - words[i]!.start > 1 && wordCount(phrase) === 1 && written.trim().toLowerCase() !== phrase.trim().toLowerCase();
 }
-
-/**
- * A word spelled out letter by letter counts as the same sound as a listed phrase whose sound key is one
- * letter off (one changed, added or left out), if the key has at least this many letters (5 of 6 alike).
- * Whisper writes a name it does not know as letters, and a letter may be heard wrong: base wrote
- * "K R Z Y S C T O F" for a spoken Krzysztof, sure of every letter but the first three, so neither the
- * same-key rule nor the unsure words found it.
- */
-const SPELLED_MIN_KEY = 6;
-
-/** The listed phrases one letter off a run of spelled letters (shortlist.ts spelledLetters). */
-function spelledAlike(phrases: readonly string[], index: KeyIndex, { keys, spelled }: PassWords): string[] {
-  if (!spelled.includes(true)) return [];
-  const near = nearKeys(phrases, index);
-  const found: string[] = [];
-  for (let i = 0; i < keys.length; i++) {
-    if (!spelled[i]) continue;
-    let run = keys.slice(i, i + SPELLED_RUN - 1).join('');
-    for (let j = i + SPELLED_RUN - 1; j < keys.length && spelled[j] && run.length <= index.longest; j++) {
-      run += keys[j];
-      for (const variant of oneLeftOut(run)) {
-        for (const { key, phrases: alike } of near.get(variant) ?? []) {
-          // as for a same key: only where the letters split the phrase into more words
-          if (distance(key, run) <= 1) found.push(...alike.filter((phrase) => wordCount(phrase) <= j - i));
-        }
-      }
-    }
-  }
-  return found;
-}
-
-interface NearKey {
-  key: string;
-  phrases: readonly string[];
-}
-
-const nearKeyIndexes = recentLists<ReadonlyMap<string, readonly NearKey[]>>(4);
-
-/**
- * Every sound key of a list (of SPELLED_MIN_KEY letters or more), and each with one letter left out, to
- * the keys they came from: two keys one letter apart share one of these, so a lookup finds them.
- */
-function nearKeys(phrases: readonly string[], index: KeyIndex): ReadonlyMap<string, readonly NearKey[]> {
-  return nearKeyIndexes(phrases, () => {
-    const near = new Map<string, NearKey[]>();
-    for (const [key, alike] of index.phrases) {
-      if (key.length < SPELLED_MIN_KEY) continue;
-      for (const variant of oneLeftOut(key)) {
-        const at = near.get(variant);
-        if (at) at.push({ key, phrases: alike });
-        else near.set(variant, [{ key, phrases: alike }]);
-      }
-    }
-    return near;
-  });
-}
-
-/** `key` itself and `key` with each one of its letters left out. */
-const oneLeftOut = (key: string) => new Set([key, ...Array.from(key, (_, i) => key.slice(0, i) + key.slice(i + 1))]);
 
 /** Runs of letters and digits: "K-R-Z-Y-S-Z-T-O-F" is nine. */
 const wordCount = (text: string) => text.split(/[^\p{L}\p{N}]+/u).filter(Boolean).length;
