@@ -6,7 +6,7 @@ import type { EncodedWindow, WhisperModel } from '../../whisper/model';
 import { beamLoop, endedWithEot, passProcessors, processedRow, rowAt, type GeneratedToken, type Generation } from '../../whisper/generate';
 import { spokenCodes, tokenTable, writtenCodes, type CodeForm, type CodeState, type TokenTable } from './code-forms';
 import { PatternMatcher } from './pattern-matcher';
-import { decodeOn, type DecodedOn, type Framing } from '../phrases/decode-on';
+import { decodeOn, type DecodedOn, type Framing } from './decode-on';
 import { DEFAULT_BIAS_STRENGTH } from '../../protocol';
 import { findPatternSpans, mayBeCodeWord } from './spoken-patterns';
 
