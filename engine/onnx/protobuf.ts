@@ -351,6 +351,9 @@ export interface ModelWithData {
   externalData: { path: string; data: Uint8Array }[];
 }
 
+/** Bytes of a whole model as a model without external files; a ModelWithData as it is. */
+export const asModelWithData = (from: Uint8Array | ModelWithData): ModelWithData => (from instanceof Uint8Array ? { model: from, externalData: [] } : from);
+
 /**
  * `model` with each initializer of its main graph whose raw data is `minBytes` or more moved into an
  * external file of its own (a view of the same bytes, no copy). onnxruntime-web then copies each one
@@ -358,7 +361,7 @@ export interface ModelWithData {
  * it, while the session is created.
  */
 export function withExternalInitializers(from: Uint8Array | ModelWithData, minBytes = EXTERNAL_FROM_BYTES): ModelWithData {
-  const model = from instanceof Uint8Array ? { model: from, externalData: [] } : from;
+  const model = asModelWithData(from);
   const { modelFields, graphFields } = parseModel(model.model);
   const taken = new Set(model.externalData.map((d) => d.path));
   const externalData = [...model.externalData];

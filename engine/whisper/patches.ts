@@ -6,6 +6,7 @@
  */
 import { FULL_FRAMES } from './features';
 import {
+  asModelWithData,
   ATTRIBUTE,
   attributeInts,
   Chunks,
@@ -492,7 +493,7 @@ export function patchWhisperDecoder(
 ): PatchedModel {
   const weightKind = options.logitsWeight ?? 'float';
   if (weightKind === 'int8' && !options.specialFrom) throw new Error("Whisper decoder patch: logitsWeight 'int8' needs specialFrom, the first special token's id");
-  const input = model instanceof Uint8Array ? { model, externalData: [] } : model;
+  const input = asModelWithData(model);
   const { modelFields, graphFields } = parseModel(input.model);
   const ifs = graphFields.filter((f) => f.num === GRAPH.node).map(viewNode).filter((n) => n.opType === 'If' && n.inputs[0] === 'use_cache_branch');
   if (ifs.length !== 1) throw new Error('Not a Whisper merged decoder: no If on use_cache_branch');

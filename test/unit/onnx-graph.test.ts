@@ -382,7 +382,7 @@ describe('patchWhisperDecoder on whisper-tiny', () => {
   it('patches a decoder whose weights are already external files (as the loader hands it) to the same computation', async () => {
     const bytes = model(TINY_DECODER);
     const inline = patchWhisperDecoder(bytes);
-    const external = patchWhisperDecoder(withExternalInitializers({ model: bytes, externalData: [] }));
+    const external = patchWhisperDecoder(withExternalInitializers(bytes));
     expect(external.model.length).toBeLessThan(inline.model.length / 20);
     // the logits weight made from the external token embedding: the same bytes
     const made = (p: PatchedModel) => p.externalData.filter((d) => d.path.startsWith('localscribe-'));
