@@ -10,7 +10,7 @@
 import { PageSession } from './lib/page-session';
 import { BENCH_PAGES, startBenchServer } from './lib/server';
 import type { TranscriptBody } from './pages/driver';
-import { diarizationError, type Turn } from './score/der';
+import { diarizationError, segmentTurns } from './score/der';
 import type { DiarClip } from './diarization-eval';
 import { SEGMENTATION_MODEL_PATH, SEGMENTATION_MODEL_SHA256 } from '../config/shared-models';
 
@@ -44,10 +44,6 @@ export interface EngineReport {
 const PLAIN = 'language=en&include_timestamps=true';
 const DIARIZED = `${PLAIN}&diarize=true`;
 
-/** The transcript's speaker segments as DER turns (seconds). */
-export function segmentTurns(segments: readonly EngineSegment[]): Turn[] {
-  return segments.map((s) => ({ speaker: String(s.speaker_id), start: s.start_ms / 1000, end: (s.start_ms + s.duration_ms) / 1000 }));
-}
 
 const words = (text: string): string[] =>
   text

@@ -19,7 +19,8 @@ const USAGE = `npm run eval [-- --data DIR --model NAME[,NAME] --params QUERY --
             word-timing sanity and confidence bands
   --bias    instead of the folder eval, the biasing table (bench/bias-set/eval-bias.mjs; --bias --help)
   Transcripts with language, words or confidence also get language-ID accuracy, word-timing sanity and
-  accuracy per confidence band.`;
+  accuracy per confidence band; diarized ones (diarize=true, with include_timestamps=true for DER) get
+  per folder DER at collar 0.25 and 0, its parts and the share of clips with the right speaker count.`;
 
 /** Parsed options (and STS_EVAL_DIR set from --data), or the exit code when there is nothing to run. */
 export function parseOptions(argv: string[]): Map<string, string> | number {

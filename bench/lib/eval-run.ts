@@ -7,6 +7,7 @@ import { splitList } from './args';
 import { EVAL_FOLDERS, loadClips, type Clip } from './manifest';
 import { runSide, type ClipRun, type SideRun } from './run-side';
 import { startBenchServer } from './server';
+import { summarizeDiarization } from './diarization-summary';
 import { byFolder, containsRequired, scoreRun, summarize } from './summary';
 import { candidatesFor, LANGUAGE_PASSES, languagePassParams, printLanguageReport, printWordsAndLanguage, type LanguagePass } from './words-language-report';
 import { fixed, formatTable, megabytes, percent, seconds, snippet } from './table';
@@ -157,4 +158,18 @@ function printTable(run: SideRun, scorer: Scorer): void {
     console.log(`en/ overall: WER ${percent(s.wer)} over ${s.referenceWords} words, RTF ${fixed(s.rtf)}`);
   }
   if (rows.some((r) => r.some((c) => c.includes('*')))) console.log('* some references approximate (manifest ref_quality): indicative only');
+  printDiarization(run);
+}
+
+/** Per folder with diarized transcripts (diarize=true): DER pooled over its clips, its parts, the right speaker count. */
+function printDiarization(run: SideRun): void {
+  const rows: string[][] = [];
+  for (const [folder, group] of byFolder(run.clips)) {
+    const s = summarizeDiarization(group);
+    if (!s) continue;
+    rows.push([folder, `${s.scored} of ${s.clips}`, percent(s.der25), percent(s.der0), percent(s.missed), percent(s.falseAlarm), percent(s.confusion), s.counted ? `${s.countRight} of ${s.counted}` : '-']);
+  }
+  if (rows.length === 0) return;
+  console.log('\ndiarization: DER pooled over the clips with reference turns and timed segments (include_timestamps=true), collar 0.25 s and 0, overlap scored; its parts at collar 0.25');
+  console.log(formatTable(['folder', 'scored', 'DER c0.25', 'DER c0', 'missed', 'false alarm', 'confusion', 'right count'], rows));
 }

@@ -17,6 +17,10 @@ export interface Clip {
   mustContain: string[];
   /** The phrases a user would list for it (bias/), sent as `phrases`. */
   biasPhrases: string[];
+  /** Its speaker turns (diar/): the RTTM file's path; null when it has none. */
+  rttm: string | null;
+  /** How many people speak in it, where the manifest says (diar/). */
+  speakers: number | null;
 }
 
 interface ManifestEntry {
@@ -27,6 +31,8 @@ interface ManifestEntry {
   duration_s?: number;
   must_contain?: string | string[];
   bias_phrases?: string[];
+  rttm?: string | null;
+  num_speakers?: number;
 }
 
 /** Every clip of every folder present under `dir` (folders without manifest.json are skipped). */
@@ -47,6 +53,8 @@ export function loadClips(dir: string, folders: readonly string[] = EVAL_FOLDERS
         durationMs: typeof e.duration_s === 'number' ? Math.round(e.duration_s * 1000) : null,
         mustContain: Array.isArray(must) ? must : [must],
         biasPhrases: e.bias_phrases ?? [],
+        rttm: e.rttm ? join(dir, folder, e.rttm) : null,
+        speakers: typeof e.num_speakers === 'number' ? e.num_speakers : null,
       });
     }
   }

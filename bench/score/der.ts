@@ -23,6 +23,18 @@ export interface DerResult {
   mapping: Map<string, string>;
 }
 
+/** A transcript segment with a speaker and times (diarize=true&include_timestamps=true). */
+export interface SpeakerSegment {
+  speaker_id: number;
+  start_ms: number;
+  duration_ms: number;
+}
+
+/** A transcript's speaker segments as DER turns (seconds). */
+export function segmentTurns(segments: readonly SpeakerSegment[]): Turn[] {
+  return segments.map((s) => ({ speaker: String(s.speaker_id), start: s.start_ms / 1000, end: (s.start_ms + s.duration_ms) / 1000 }));
+}
+
 /** SPEAKER lines of an RTTM file: `SPEAKER file chan start dur <NA> <NA> name <NA> <NA>`. */
 export function parseRttm(text: string): Array<Turn & { file: string }> {
   return text

@@ -3,6 +3,8 @@ import { ROOT } from '../../config/paths';
 import { clipMatcher, type Clip } from '../../bench/lib/manifest';
 import type { ClipRun } from '../../bench/lib/run-side';
 import { containsRequired, summarize } from '../../bench/lib/summary';
+import { summarizeDiarization } from '../../bench/lib/diarization-summary';
+import type { Turn } from '../../bench/score/der';
 import { createScorer } from '../../bench/score/error-rate';
 import { loadSpellings } from '../../bench/score/spellings';
 
@@ -17,6 +19,8 @@ const clip = (over: Partial<Clip>): Clip => ({
   durationMs: 1000,
   mustContain: [],
   biasPhrases: [],
+  rttm: null,
+  speakers: null,
   ...over,
 });
 
@@ -89,5 +93,42 @@ describe('clip selection and required strings', () => {
     expect(containsRequired(c, 'open the comfyui folder')).toBe(true);
     expect(containsRequired(c, 'open the compf you i folder')).toBe(false);
     expect(containsRequired(clip({}), 'anything')).toBeNull();
+  });
+});
+
+describe('summarizeDiarization', () => {
+  const diarized = (c: Clip, segments: unknown[]): ClipRun => ({ clip: c, params: 'diarize=true', transcript: { text: '', segments }, wall_ms: 1, audio_ms: c.durationMs ?? 0 });
+  const seg = (speaker_id: number, start: number, end: number) => ({ text: 'x', speaker_id, start_ms: start * 1000, duration_ms: (end - start) * 1000 });
+  // clip a: two speakers, 0-4 s and 4-8 s; clip b: one speaker, 0-2 s
+  const refs: Record<string, Turn[]> = {
+    a: [{ speaker: 'A', start: 0, end: 4 }, { speaker: 'B', start: 4, end: 8 }],
+    b: [{ speaker: 'C', start: 0, end: 2 }],
+  };
+  const reference = (c: Clip) => refs[c.file] ?? null;
+  const a = clip({ folder: 'diar', file: 'a', durationMs: 10_000, speakers: 2 });
+  const b = clip({ folder: 'diar', file: 'b', durationMs: 10_000, speakers: 1 });
+
+  it('pools DER over clips, with its parts and the right count', () => {
+    // a: the second turn given to the first speaker from 4 to 6 s (2 s confusion at collar 0), found 2 speakers;
+    // b: found, but split over two speakers (1 s confusion), and 1 s of false alarm after it
+    const s = summarizeDiarization([diarized(a, [seg(0, 0, 6), seg(1, 6, 8)]), diarized(b, [seg(0, 0, 1), seg(1, 1, 3)])], reference)!;
+    expect(s.clips).toBe(2);
+    expect(s.scored).toBe(2);
+    expect(s.der0).toBeCloseTo((2 + 1 + 1) / (8 + 2), 6);
+    expect(s.countRight).toBe(1);
+    expect(s.counted).toBe(2);
+    expect(s.der25).not.toBeNull();
+    expect(s.der25! < s.der0!).toBe(true);
+    expect(s.missed! + s.falseAlarm! + s.confusion!).toBeCloseTo(s.der25!, 6);
+  });
+
+  it('counts speakers without times, scores DER only with them, and skips undiarized runs', () => {
+    const untimed = diarized(a, [{ text: 'x', speaker_id: 0 }, { text: 'y', speaker_id: 1 }]);
+    const s = summarizeDiarization([untimed, run(clip({ folder: 'diar', file: 'c' }), 'plain', 1)], reference)!;
+    expect(s.clips).toBe(1);
+    expect(s.scored).toBe(0);
+    expect(s.der25).toBeNull();
+    expect(s.countRight).toBe(1);
+    expect(summarizeDiarization([run(b, 'not diarized', 1)], reference)).toBeNull();
   });
 });
