@@ -9,6 +9,7 @@
  *      different-speaker piece similarities (pieces held at least 80% by one reference speaker);
  *   3. verification EER on packed test-other windows: whole utterances and 1.5 s crops.
  * Run: node bench/speaker-layers.mjs [--windows N (train, default 80)] [--test-windows N (default 40)] [--layers 0,1,2,3,4,5]
+ * (0-based block indices; `0+1` is blocks 1 and 2 concatenated per position, 1,024 channels)
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,7 +29,8 @@ import { diarizationError, type Turn } from './score/der';
 import { vadProbabilities } from './speaker-features';
 
 const P = 1500;
-const D = 512;
+/** Channels of one block's output. */
+const BLOCK_DIMS = 512;
 const OUT_DIMS = 128;
 const SR = 16_000;
 
@@ -37,24 +39,34 @@ function option(args: readonly string[], name: string, fallback: string): string
   return i >= 0 && i + 1 < args.length ? args[i + 1]! : fallback;
 }
 
-/** The encoder cut after the deepest block asked for, giving every asked block's output. */
-async function blockOutputs(blocks: readonly number[]): Promise<(audio: Float32Array) => Promise<Float32Array[]>> {
+/**
+ * The encoder cut after the deepest block asked for: per feature (a list of blocks), those blocks'
+ * outputs side by side at each position ([P × 512·blocks]).
+ */
+async function featureOutputs(features: readonly (readonly number[])[]): Promise<(audio: Float32Array) => Promise<Float32Array[]>> {
   ort.env.wasm.numThreads = 1;
+  const blocks = [...new Set(features.flat())];
   const names = blocks.map((b) => `/layers.${b}/Add_1_output_0`);
   const full = new Uint8Array(readFileSync(join(ROOT, 'public/models/whisper-base/onnx/encoder_model_quantized.onnx')));
   const session = await ort.InferenceSession.create(patchWhisperEncoder(full, { dynamicFrames: true, extraOutputs: names, extraOutputsOnly: true }), { executionProviders: ['wasm'] });
   return async (audio) => {
     const out = await session.run({ input_features: new ort.Tensor('float32', logMelSpectrogram(audio, FULL_FRAMES), [1, N_MELS, FULL_FRAMES]) });
-    return names.map((n) => (out[n]!.data as Float32Array).slice());
+    const of = (b: number) => out[names[blocks.indexOf(b)]!]!.data as Float32Array;
+    return features.map((f) => {
+      if (f.length === 1) return of(f[0]!).slice();
+      const joined = new Float32Array(P * BLOCK_DIMS * f.length);
+      for (let p = 0; p < P; p++) f.forEach((b, k) => joined.set(of(b).subarray(p * BLOCK_DIMS, (p + 1) * BLOCK_DIMS), (p * f.length + k) * BLOCK_DIMS));
+      return joined;
+    });
   };
 }
 
 /** Per block, the constants fitted on `windows` packed train-clean-100 windows (one encoder run each). */
-async function fitConstants(hidden: (audio: Float32Array) => Promise<Float32Array[]>, blocks: number, windows: number): Promise<SpeakerConstants[]> {
+async function fitConstants(hidden: (audio: Float32Array) => Promise<Float32Array[]>, dims: readonly number[], windows: number): Promise<SpeakerConstants[]> {
   const piece = EMBEDDING_DEFAULTS.subWindowMs * 16;
   const hop = EMBEDDING_DEFAULTS.hopMs * 16;
   const min = EMBEDDING_DEFAULTS.minMs * 16;
-  const sums = Array.from({ length: blocks }, () => new Float64Array(P * D));
+  const sums = dims.map((D) => new Float64Array(P * D));
   const counts = new Float64Array(P);
   // each piece's raw mean per block: the per-position mean is subtracted once it is known (pooling is linear)
   const pieces: Array<{ first: number; last: number; raw: Float64Array[] }> = [];
@@ -67,6 +79,7 @@ async function fitConstants(hidden: (audio: Float32Array) => Promise<Float32Arra
         for (let p = Math.ceil(r.startSample / SAMPLES_PER_POSITION); p < end; p++) {
           counts[p]!++;
           hs.forEach((h, b) => {
+            const D = dims[b]!;
             for (let d = 0; d < D; d++) sums[b]![p * D + d]! += h[p * D + d]!;
           });
         }
@@ -74,7 +87,7 @@ async function fitConstants(hidden: (audio: Float32Array) => Promise<Float32Arra
         for (const [s, e] of tileSpan(r.startSample, r.endSample, piece, hop)) {
           const first = Math.floor(s / SAMPLES_PER_POSITION);
           const last = Math.min(P, Math.ceil(e / SAMPLES_PER_POSITION));
-          pieces.push({ first, last, raw: hs.map((h) => meanRows(h, first, last)) });
+          pieces.push({ first, last, raw: hs.map((h, b) => meanRows(h, dims[b]!, first, last)) });
         }
       }
     }
@@ -83,9 +96,10 @@ async function fitConstants(hidden: (audio: Float32Array) => Promise<Float32Arra
   const covered = Array.from({ length: P }, (_, p) => p).filter((p) => counts[p]! >= 5);
   const nearest = Array.from({ length: P }, (_, p) => covered.reduce((best, c) => (Math.abs(c - p) < Math.abs(best - p) ? c : best), covered[0]!));
   return sums.map((sum, b) => {
+    const D = dims[b]!;
     const positionMean = new Float32Array(P * D).map((_, i) => sum[nearest[Math.floor(i / D)]! * D + (i % D)]! / counts[nearest[Math.floor(i / D)]!]!);
     const xs = pieces.map((pc) => {
-      const meanOver = meanRows(positionMean, pc.first, pc.last);
+      const meanOver = meanRows(positionMean, D, pc.first, pc.last);
       return pc.raw[b]!.map((x, d) => x - meanOver[d]!);
     });
     const w = fitWhitening(xs, OUT_DIMS);
@@ -95,7 +109,7 @@ async function fitConstants(hidden: (audio: Float32Array) => Promise<Float32Arra
   });
 }
 
-function meanRows(rows: Float32Array, first: number, last: number): Float64Array {
+function meanRows(rows: Float32Array, D: number, first: number, last: number): Float64Array {
   const out = new Float64Array(D);
   for (let p = first; p < last; p++) for (let d = 0; d < D; d++) out[d]! += rows[p * D + d]! / (last - first);
   return out;
@@ -141,9 +155,9 @@ function withinRecordingAuc(pieces: ReadonlyArray<{ startSample: number; endSamp
 }
 
 export async function main(args: string[] = []): Promise<void> {
-  const blocks = option(args, '--layers', '0,1,2,3,4,5').split(',').map(Number);
-  const hidden = await blockOutputs(blocks);
-  const constants = await fitConstants(hidden, blocks.length, Number(option(args, '--windows', '80')));
+  const blocks = option(args, '--layers', '0,1,2,3,4,5').split(',').map((f) => f.split('+').map(Number));
+  const hidden = await featureOutputs(blocks);
+  const constants = await fitConstants(hidden, blocks.map((f) => f.length * BLOCK_DIMS), Number(option(args, '--windows', '80')));
   const meetings = blocks.map(() => ({ err25: 0, ref25: 0, err0: 0, ref0: 0, right: 0, clips: 0, aucs: [] as number[] }));
   for (const clip of ['../shared/dev', '../shared/eval'].flatMap((root) => diarClips(root))) {
     const probs = await vadProbabilities(clip.audio);
@@ -154,7 +168,7 @@ export async function main(args: string[] = []): Promise<void> {
     for (const w of decodingWindows(speechRegions(probs, { totalSamples: clip.audio.length }), probs, clip.audio.length)) {
       (await hidden(clip.audio.subarray(w.startSample, w.endSample))).forEach((h, b) => {
         diarizers[b]!.addWindow(h, P, w.startSample);
-        pieces[b]!.push(...windowEmbeddings({ hidden: h, positions: P, dims: D, startSample: w.startSample }, evidence, constants[b]!));
+        pieces[b]!.push(...windowEmbeddings({ hidden: h, positions: P, dims: constants[b]!.dims, startSample: w.startSample }, evidence, constants[b]!));
       });
     }
     blocks.forEach((_, b) => {
@@ -183,7 +197,7 @@ export async function main(args: string[] = []): Promise<void> {
       const [s, e] = [regions[0]!.startSample + u.offset, regions[regions.length - 1]!.endSample + u.offset];
       const crop = Math.max(s, Math.floor((s + e) / 2 - 0.75 * SR));
       hs.forEach((h, b) => {
-        const hw: HiddenWindow = { hidden: h, positions: P, dims: D, startSample: 0 };
+        const hw: HiddenWindow = { hidden: h, positions: P, dims: constants[b]!.dims, startSample: 0 };
         verify[b]!.whole.push({ speaker: u.speaker, v: embedSpan(hw, s, e, constants[b]!) });
         verify[b]!.crops.push({ speaker: u.speaker, v: embedSpan(hw, crop, Math.min(e, crop + 1.5 * SR), constants[b]!) });
       });
@@ -199,9 +213,9 @@ export async function main(args: string[] = []): Promise<void> {
   console.log(
     formatTable(
       ['block', 'DER c0.25', 'DER c0', 'right count', 'within-recording AUC', 'EER whole', 'EER 1.5 s'],
-      blocks.map((block, b) => {
+      blocks.map((feature, b) => {
         const m = meetings[b]!;
-        return [String(block + 1), percent(m.err25 / m.ref25), percent(m.err0 / m.ref0), `${m.right} of ${m.clips}`, `${mean(m.aucs)?.toFixed(3) ?? '-'} (${m.aucs.length} clips)`, percent(eer(verify[b]!.whole)), percent(eer(verify[b]!.crops))];
+        return [feature.map((x) => x + 1).join('+'), percent(m.err25 / m.ref25), percent(m.err0 / m.ref0), `${m.right} of ${m.clips}`, `${mean(m.aucs)?.toFixed(3) ?? '-'} (${m.aucs.length} clips)`, percent(eer(verify[b]!.whole)), percent(eer(verify[b]!.crops))];
       }),
     ),
   );

@@ -152,8 +152,9 @@ export interface Whitening {
   scales: Float64Array;
 }
 
-/** PCA of the pooled pieces, keeping `outDims` components scaled to unit variance. */
+/** PCA of the pooled pieces (of any length), keeping `outDims` components scaled to unit variance. */
 export function fitWhitening(xs: readonly Float64Array[], outDims: number): Whitening {
+  const DIMS = xs[0]!.length;
   const center = new Float64Array(DIMS);
   for (const x of xs) for (let d = 0; d < DIMS; d++) center[d]! += x[d]! / xs.length;
   const cov = new Float64Array(DIMS * DIMS);
