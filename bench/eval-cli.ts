@@ -1,6 +1,6 @@
 import { parseRunnerOptions } from './lib/args';
 
-const USAGE = `npm run eval [-- --data DIR --model NAME[,NAME] --params QUERY --out FILE --folders LIST --threads N --timeout S --candidates N --encoder-window fit|full --decoding fast|accurate]
+const USAGE = `npm run eval [-- --data DIR --model NAME[,NAME] --params QUERY --out FILE --folders LIST --threads N --timeout S --candidates N --encoder-window fit|full --decoding fast|accurate --segmentation]
   Transcribes every clip of the manifests under DIR (en/ multi/ diar/ bias/ long/) with this library
   in headless Chromium and prints WER (CER for zh/ja/ko) per folder and the real-time factor.
   --data    evaluation set laid out like ../shared/eval (default: STS_EVAL_DIR or ../shared/eval)
@@ -12,6 +12,8 @@ const USAGE = `npm run eval [-- --data DIR --model NAME[,NAME] --params QUERY --
   --threads WASM threads (default: the library's choice)
   --timeout seconds per clip (default: 60 + 4 x the clip's duration)
   --decoding fast (greedy) or accurate (5 beams) at temperature 0 (default: the library's choice per model)
+  --segmentation  diarize with the user-supplied pretrained segmentation model (pyannote segmentation-3.0
+            from ../shared/models, STS_MODELS_DIR), as TranscriberConfig.segmentationModel
   --candidates N  adds language=<the clip's language and N-1 others> (language ID among candidates)
   --language-report N  issue 5's report: each clip three times (no language; among N candidates holding
             the true one; the true language given), all with language, words, timestamps and confidence;
@@ -24,5 +26,5 @@ const USAGE = `npm run eval [-- --data DIR --model NAME[,NAME] --params QUERY --
 
 /** Parsed options (and STS_EVAL_DIR set from --data), or the exit code when there is nothing to run. */
 export function parseOptions(argv: string[]): Map<string, string> | number {
-  return parseRunnerOptions(argv, ['data', 'model', 'params', 'out', 'folders', 'threads', 'timeout', 'candidates', 'encoder-window', 'decoding', 'language-report'], USAGE);
+  return parseRunnerOptions(argv, ['data', 'model', 'params', 'out', 'folders', 'threads', 'timeout', 'candidates', 'encoder-window', 'decoding', 'language-report'], USAGE, ['segmentation']);
 }

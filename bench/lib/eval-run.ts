@@ -1,6 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ROOT } from '../../config/paths';
+import { SEGMENTATION_MODEL_PATH, SEGMENTATION_MODEL_SHA256 } from '../../config/shared-models';
 import { createScorer, type Scorer } from '../score/error-rate';
 import { loadSpellings } from '../score/spellings';
 import { splitList } from './args';
@@ -33,6 +34,8 @@ export async function runEval(options: Map<string, string>): Promise<number> {
   const timeout = options.get('timeout');
   const encoderWindow = options.get('encoder-window') as 'fit' | 'full' | undefined;
   const decoding = options.get('decoding') as 'fast' | 'accurate' | undefined;
+  // served from ../shared/models (bench/lib/server.ts), verified by its hash as a user's would be
+  const segmentationModel = options.has('segmentation') ? { url: `/__models/${SEGMENTATION_MODEL_PATH}`, sha256: SEGMENTATION_MODEL_SHA256 } : undefined;
   const out = options.get('out') ? resolve(process.env.INIT_CWD ?? process.cwd(), options.get('out')!) : null;
   if (!existsSync(evalDir)) {
     console.error(`no evaluation set at ${evalDir}`);
@@ -84,6 +87,7 @@ export async function runEval(options: Map<string, string>): Promise<number> {
         threads,
         ...(encoderWindow ? { encoderWindow } : {}),
         ...(decoding ? { decoding } : {}),
+        ...(segmentationModel ? { segmentationModel } : {}),
         input: 'blob',
         paramsFor,
         timeoutMs: timeout ? Number(timeout) * 1000 : null,

@@ -13,6 +13,8 @@ export interface SideOptions {
   threads: number | null;
   encoderWindow?: LoadOptions['encoderWindow'];
   decoding?: LoadOptions['decoding'];
+  /** Ours only: the user-supplied segmentation model for diarization. */
+  segmentationModel?: LoadOptions['segmentationModel'];
   input: TranscribeJob['input'];
   /** Query string per clip, in the spec's parameter names. */
   paramsFor: (clip: Clip) => string;
@@ -55,7 +57,7 @@ export async function runSide(clips: readonly Clip[], o: SideOptions): Promise<S
   const openSession = async (): Promise<PageSession> => {
     const s = await PageSession.open(o.baseUrl + BENCH_PAGES[o.side], o.log);
     try {
-      const load = await s.load({ model: o.model, threads: o.threads, ...(o.encoderWindow ? { encoderWindow: o.encoderWindow } : {}), ...(o.decoding ? { decoding: o.decoding } : {}) }, LOAD_TIMEOUT_MS);
+      const load = await s.load({ model: o.model, threads: o.threads, ...(o.encoderWindow ? { encoderWindow: o.encoderWindow } : {}), ...(o.decoding ? { decoding: o.decoding } : {}), ...(o.segmentationModel ? { segmentationModel: o.segmentationModel } : {}) }, LOAD_TIMEOUT_MS);
       run.load ??= load; // the first load is the one reported; reloads after a failure are not
       return s;
     } catch (error) {
