@@ -34,7 +34,7 @@ export async function runEval(options: Map<string, string>): Promise<number> {
   const timeout = options.get('timeout');
   const encoderWindow = options.get('encoder-window') as 'fit' | 'full' | undefined;
   const decoding = options.get('decoding') as 'fast' | 'accurate' | undefined;
-  // served from ../shared/models (bench/lib/server.ts), verified by its hash as a user's would be
+  // ../shared/models is served at /__models/ (config/vite-plugins.ts); the engine verifies the hash as a user's would
   const segmentationModel = options.has('segmentation') ? { url: `/__models/${SEGMENTATION_MODEL_PATH}`, sha256: SEGMENTATION_MODEL_SHA256 } : undefined;
   const out = options.get('out') ? resolve(process.env.INIT_CWD ?? process.cwd(), options.get('out')!) : null;
   if (!existsSync(evalDir)) {
