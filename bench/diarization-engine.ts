@@ -44,7 +44,6 @@ export interface EngineReport {
 const PLAIN = 'language=en&include_timestamps=true';
 const DIARIZED = `${PLAIN}&diarize=true`;
 
-
 const words = (text: string): string[] =>
   text
     .toLowerCase()

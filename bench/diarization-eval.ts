@@ -344,7 +344,8 @@ export function equalErrorRate(same: number[], diff: number[]): number {
   return best;
 }
 
-function cosine(a: Float32Array, b: Float32Array): number {
+/** Cosine of two unit vectors. */
+export function cosine(a: Float32Array, b: Float32Array): number {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
   return s;
@@ -373,13 +374,15 @@ export function verification(c: SpeakerConstants, windows: readonly LabelledWind
       crops15.push({ speaker, v: embedSpan(hw, at, Math.min(end, at + 1.5 * SR), c) });
     }
   }
-  const eer = (xs: typeof whole): number => {
-    const same: number[] = [];
-    const diff: number[] = [];
-    for (let i = 0; i < xs.length; i++) for (let j = i + 1; j < xs.length; j++) (xs[i]!.speaker === xs[j]!.speaker ? same : diff).push(cosine(xs[i]!.v, xs[j]!.v));
-    return equalErrorRate(same, diff);
-  };
-  return { utterance: eer(whole), crop: eer(crops), crop15: eer(crops15) };
+  return { utterance: verificationEer(whole), crop: verificationEer(crops), crop15: verificationEer(crops15) };
+}
+
+/** EER over every pair of unit embeddings: same speaker against different speakers, by cosine. */
+export function verificationEer(xs: ReadonlyArray<{ speaker: string; v: Float32Array }>): number {
+  const same: number[] = [];
+  const diff: number[] = [];
+  for (let i = 0; i < xs.length; i++) for (let j = i + 1; j < xs.length; j++) (xs[i]!.speaker === xs[j]!.speaker ? same : diff).push(cosine(xs[i]!.v, xs[j]!.v));
+  return equalErrorRate(same, diff);
 }
 
 /** Count accuracy with no max_speakers on the packed test-other windows (speech regions from VAD). */

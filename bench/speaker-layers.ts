@@ -21,9 +21,9 @@ import type { SpeakerConstants } from '../engine/speakers/constants';
 import { diarizationRegions, evidenceRegions, SpeakerDiarizer } from '../engine/speakers/diarize';
 import { EMBEDDING_DEFAULTS, SAMPLES_PER_POSITION, embedSpan, tileSpan, windowEmbeddings, type HiddenWindow } from '../engine/speakers/embed';
 import { decodingWindows, speechRegions, type SpeechRegion } from '../engine/vad/windows';
-import { fitWhitening } from '../scripts/fit-speaker-model';
+import { fitWhitening, meanFromSums } from '../scripts/fit-speaker-model';
 import { testWindows, trainWindows } from '../scripts/fit-speaker-windows';
-import { diarClips, equalErrorRate } from './diarization-eval';
+import { cosine, diarClips, verificationEer } from './diarization-eval';
 import { formatTable, percent } from './lib/table';
 import { diarizationError, type Turn } from './score/der';
 import { vadProbabilities } from './speaker-features';
@@ -92,12 +92,9 @@ async function fitConstants(hidden: (audio: Float32Array) => Promise<Float32Arra
       }
     }
   }
-  // positions with little speech borrow the nearest well-covered position's mean, as the shipped fit does
-  const covered = Array.from({ length: P }, (_, p) => p).filter((p) => counts[p]! >= 5);
-  const nearest = Array.from({ length: P }, (_, p) => covered.reduce((best, c) => (Math.abs(c - p) < Math.abs(best - p) ? c : best), covered[0]!));
   return sums.map((sum, b) => {
     const D = dims[b]!;
-    const positionMean = new Float32Array(P * D).map((_, i) => sum[nearest[Math.floor(i / D)]! * D + (i % D)]! / counts[nearest[Math.floor(i / D)]!]!);
+    const positionMean = meanFromSums(sum, counts, D);
     const xs = pieces.map((pc) => {
       const meanOver = meanRows(positionMean, D, pc.first, pc.last);
       return pc.raw[b]!.map((x, d) => x - meanOver[d]!);
@@ -127,8 +124,6 @@ function soleSpeaker(reference: readonly Turn[], s: number, e: number): string |
   return first && first[1] >= 0.8 * (b - a) && !(second && second[1] > 0.2 * (b - a)) ? first[0] : null;
 }
 
-const dot = (a: Float32Array, b: Float32Array): number => a.reduce((s, x, i) => s + x * b[i]!, 0);
-
 /** AUC of same- over different-speaker cosines of recording-centred pieces that do not overlap in time. */
 function withinRecordingAuc(pieces: ReadonlyArray<{ startSample: number; endSample: number; vector: Float32Array }>, reference: readonly Turn[]): number | null {
   if (pieces.length < 2) return null;
@@ -145,7 +140,7 @@ function withinRecordingAuc(pieces: ReadonlyArray<{ startSample: number; endSamp
   for (let i = 0; i < pieces.length; i++) {
     for (let j = i + 1; j < pieces.length; j++) {
       if (!who[i] || !who[j] || pieces[j]!.startSample < pieces[i]!.endSample) continue;
-      (who[i] === who[j] ? same : diff).push(dot(vs[i]!, vs[j]!));
+      (who[i] === who[j] ? same : diff).push(cosine(vs[i]!, vs[j]!));
     }
   }
   if (same.length === 0 || diff.length === 0) return null;
@@ -203,19 +198,13 @@ export async function main(args: string[] = []): Promise<void> {
       });
     }
   }
-  const eer = (xs: ReadonlyArray<{ speaker: string; v: Float32Array }>): number => {
-    const same: number[] = [];
-    const diff: number[] = [];
-    for (let i = 0; i < xs.length; i++) for (let j = i + 1; j < xs.length; j++) (xs[i]!.speaker === xs[j]!.speaker ? same : diff).push(dot(xs[i]!.v, xs[j]!.v));
-    return equalErrorRate(same, diff);
-  };
   const mean = (xs: number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
   console.log(
     formatTable(
       ['block', 'DER c0.25', 'DER c0', 'right count', 'within-recording AUC', 'EER whole', 'EER 1.5 s'],
       blocks.map((feature, b) => {
         const m = meetings[b]!;
-        return [feature.map((x) => x + 1).join('+'), percent(m.err25 / m.ref25), percent(m.err0 / m.ref0), `${m.right} of ${m.clips}`, `${mean(m.aucs)?.toFixed(3) ?? '-'} (${m.aucs.length} clips)`, percent(eer(verify[b]!.whole)), percent(eer(verify[b]!.crops))];
+        return [feature.map((x) => x + 1).join('+'), percent(m.err25 / m.ref25), percent(m.err0 / m.ref0), `${m.right} of ${m.clips}`, `${mean(m.aucs)?.toFixed(3) ?? '-'} (${m.aucs.length} clips)`, percent(verificationEer(verify[b]!.whole)), percent(verificationEer(verify[b]!.crops))];
       }),
     ),
   );

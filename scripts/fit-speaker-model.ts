@@ -62,16 +62,23 @@ export function positionMean(windows: readonly LabelledWindow[]): { mean: Float3
       }
     }
   }
-  // Positions with too little speech (the first ones: LibriSpeech starts with silence, and the engine's
-  // windows start 1 s before speech) borrow the mean of the nearest well-covered position.
+  return { mean: meanFromSums(sum, counts), counts };
+}
+
+/**
+ * The per-position mean [POSITIONS × dims] from summed speech frames and their counts per position.
+ * Positions with too little speech (the first ones: LibriSpeech starts with silence, and the engine's
+ * windows start 1 s before speech) borrow the mean of the nearest well-covered position.
+ */
+export function meanFromSums(sum: Float64Array, counts: Float64Array, dims = DIMS): Float32Array {
   const covered = Array.from({ length: POSITIONS }, (_, p) => p).filter((p) => counts[p]! >= MIN_COUNT);
   if (covered.length === 0) throw new Error('no encoder position has enough speech: pack more windows');
-  const mean = new Float32Array(POSITIONS * DIMS);
+  const mean = new Float32Array(POSITIONS * dims);
   for (let p = 0; p < POSITIONS; p++) {
     const q = covered.reduce((best, c) => (Math.abs(c - p) < Math.abs(best - p) ? c : best), covered[0]!);
-    for (let d = 0; d < DIMS; d++) mean[p * DIMS + d] = sum[q * DIMS + d]! / counts[q]!;
+    for (let d = 0; d < dims; d++) mean[p * dims + d] = sum[q * dims + d]! / counts[q]!;
   }
-  return { mean, counts };
+  return mean;
 }
 
 export interface LowRankMean {
