@@ -25,6 +25,7 @@ import { WhisperModel, type EncodedWindow } from './whisper/model';
 import type { Generation, GeneratedToken } from './whisper/generate';
 import { wordsFromTokens, wordTokens } from './postprocess/words';
 import { heardWordCount } from './postprocess/hallucination';
+import { repeatedStart } from './postprocess/seek-overlap';
 
 export class CancelledError extends Error {
   constructor() {
@@ -268,10 +269,12 @@ export class Engine {
       for (const plan of await this.planLanguages(loaded.whisper, audio, window, ctx.request.languages, checkpoint)) {
         // a decoding that ends while speech is left is followed by one of that rest (Whisper's seek)
         let next: LanguagePlan | null = plan;
+        let written: string[] | null = null;
         for (let seek = 0; next; seek++) {
           checkpoint();
-          const decoded = await this.transcribeWindow(loaded.whisper, probs, next, ctx, seek === 0);
+          const decoded = await this.transcribeWindow(loaded.whisper, probs, next, ctx, written);
           segments.push(...decoded.segments);
+          written = [...(written ?? []), ...decoded.segments.flatMap((s) => s.text.split(/\s+/))];
           next = seek < MAX_SEEKS ? decoded.rest : null;
         }
       }
@@ -388,9 +391,11 @@ export class Engine {
     speech: Float32Array,
     plan: LanguagePlan,
     ctx: RequestContext,
-    first: boolean,
+    /** The words the window's earlier passes wrote; null for its first pass. */
+    written: readonly string[] | null,
   ): Promise<{ segments: EngineSegment[]; rest: LanguagePlan | null }> {
     const { window } = plan;
+    const first = written === null;
     const { request, checkpoint, audio } = ctx;
     // the diarizer takes each stretch of audio once: a rest's features are already in its window's
     const diarizer = first ? ctx.diarizer : null;
@@ -431,6 +436,7 @@ export class Engine {
       let times = align(gen);
       const heard = times ? withoutUnheardTail(whisper, gen, times, offsetMs + (samples.length / SAMPLE_RATE) * 1000, language) : gen;
       if (heard !== gen) [gen, times] = [heard, request.wantWordTimes ? align(heard) : null];
+      if (written) gen = withoutRepeatedStart(whisper, gen, written, language);
       if (!gen.tokens.some((t) => whisper.vocab.isText(t.id))) return { segments: [], rest: null };
       const timed = splitAtTimestamps(gen.tokens, whisper.vocab, samples.length / SAMPLE_RATE);
       // text left open after its last timestamp (a loop, the token budget) runs to the window's end: no rest
@@ -504,6 +510,28 @@ function withoutUnheardTail(whisper: WhisperModel, gen: Generation, times: Token
   const first = wordTokens(tokens, text, language)[heard]!.all[0]!;
   const cut = positions[tokens.findIndex((t) => t === first)]!;
   return { ...gen, tokens: gen.tokens.slice(0, cut), attention: gen.attention!.slice(0, cut + 1) };
+}
+
+/**
+ * A rest's pass without its first words where they repeat the end of what the window's earlier passes
+ * wrote (`written`; repeatedStart, engine/postprocess/seek-overlap.ts); `gen` itself when they do not. Its
+ * timestamps stay, so a segment left with no text is dropped; the alignment was made with the words.
+ */
+function withoutRepeatedStart(whisper: WhisperModel, gen: Generation, written: readonly string[], language: string): Generation {
+  const text = (ids: number[]) => whisper.vocab.decode(ids);
+  // the text tokens as words (untimed: only their grouping is read), each with its place in the pass
+  const place = new Map<EngineToken, number>();
+  const tokens = gen.tokens.flatMap((t, i) => {
+    if (!whisper.vocab.isText(t.id)) return [];
+    const token = { id: t.id, text: text([t.id]), startMs: 0, endMs: 0, probability: 1 };
+    place.set(token, i);
+    return [token];
+  });
+  const words = wordTokens(tokens, text, language);
+  const repeated = repeatedStart(written, words.map((w) => text(w.all.map((t) => t.id))));
+  if (repeated === 0) return gen;
+  const dropped = new Set(words.slice(0, repeated).flatMap((w) => w.all.map((t) => place.get(t)!)));
+  return { ...gen, tokens: gen.tokens.filter((_, i) => !dropped.has(i)), attention: null };
 }
 
 /** 'fit' encoder input for `samples` of audio (see MIN_MEL_FRAMES). */
