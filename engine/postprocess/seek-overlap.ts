@@ -1,15 +1,16 @@
 /**
  * Text a seek writes twice. A window's pass that closes while speech is left is followed by a pass over
  * the rest from its last timestamp (engine/pipeline.ts). When that timestamp came too early (on fast
- * speech the closing timestamp can trail the words by seconds), the rest starts inside speech the pass
- * already wrote, and its first words repeat the pass's last ones. The overlap is found by words, as
+ * speech a pass can close seconds before its words end), the rest starts inside speech the pass already
+ * wrote, and its first words repeat the pass's last ones. The overlap is found by words, as
  * chunked decoders merge overlapping chunks, and the rest keeps only what follows it. Pure functions: no ORT.
  */
 
 /**
  * The fewest words an overlap must have to be taken as written twice: a word or two said again across
- * the boundary is ordinary speech ("I, I think"). Measured over the seeks of ../shared/dev/en and
- * ../shared/eval (tiny and base): see CHANGELOG.md (Unreleased).
+ * the boundary is ordinary speech ("I, I think"). Chosen between what the seeks of ../shared/dev (en,
+ * multi), ../shared/eval/en and the flite bias set repeated, tiny and base: no word on real speech, 18-20
+ * words where a pass had closed early (CHANGELOG.md, Unreleased).
  */
 export const MIN_REPEATED_WORDS = 3;
 
