@@ -270,13 +270,17 @@ export class Engine {
         // a decoding that ends while speech is left is followed by one of that rest (Whisper's seek)
         let next: LanguagePlan | null = plan;
         let written: string[] | null = null;
+        let previous: WindowPass | null = null;
         for (let seek = 0; next; seek++) {
           checkpoint();
-          const decoded = await this.transcribeWindow(loaded.whisper, probs, next, ctx, written);
-          segments.push(...decoded.segments);
-          written = [...(written ?? []), ...decoded.segments.flatMap((s) => s.text.split(/\s+/))];
-          next = seek < MAX_SEEKS ? decoded.rest : null;
+          const pass: WindowPass = await this.transcribeWindow(loaded.whisper, probs, next, ctx, written);
+          // a rest that only said again what its pass wrote leaves that pass the rest of the window
+          if (previous) segments.push(...previous.segments(pass.repeatedOnly ? next.window.endSample : previous.ownedUntil));
+          written = [...(written ?? []), ...pass.words];
+          previous = pass;
+          next = seek < MAX_SEEKS ? pass.rest : null;
         }
+        if (previous) segments.push(...previous.segments(previous.ownedUntil));
       }
       progress(window.endSample);
     }
@@ -393,7 +397,7 @@ export class Engine {
     ctx: RequestContext,
     /** The words the window's earlier passes wrote; null for its first pass. */
     written: readonly string[] | null,
-  ): Promise<{ segments: EngineSegment[]; rest: LanguagePlan | null }> {
+  ): Promise<WindowPass> {
     const { window } = plan;
     const first = written === null;
     const { request, checkpoint, audio } = ctx;
@@ -430,26 +434,48 @@ export class Engine {
         encoded = full;
         gen = await ctx.steering.decode(encoded, options);
       }
-      if (isSilence(gen)) return { segments: [], rest: null };
+      const none: WindowPass = { segments: () => [], ownedUntil: window.endSample, rest: null, words: [], repeatedOnly: false };
+      if (isSilence(gen)) return none;
       const offsetMs = (window.startSample / SAMPLE_RATE) * 1000;
       const align = (g: Generation) => (g.attention ? alignedTimes(g, encoded.frames, samples.length, offsetMs) : null);
       let times = align(gen);
       const heard = times ? withoutUnheardTail(whisper, gen, times, offsetMs + (samples.length / SAMPLE_RATE) * 1000, language) : gen;
       if (heard !== gen) [gen, times] = [heard, request.wantWordTimes ? align(heard) : null];
+      const wroteText = (g: Generation) => g.tokens.some((t) => whisper.vocab.isText(t.id));
+      if (!wroteText(gen)) return none;
       if (written) gen = withoutRepeatedStart(whisper, gen, written, language);
-      if (!gen.tokens.some((t) => whisper.vocab.isText(t.id))) return { segments: [], rest: null };
+      if (!wroteText(gen)) return { ...none, repeatedOnly: true };
       const timed = splitAtTimestamps(gen.tokens, whisper.vocab, samples.length / SAMPLE_RATE);
       // text left open after its last timestamp (a loop, the token budget) runs to the window's end: no rest
       const until = gen.looped ? undefined : timed[timed.length - 1]?.end;
       const rest = until === undefined ? null : unheardRest(window, window.startSample + Math.round(until * SAMPLE_RATE), speech, MIN_UNHEARD_SPEECH_S * SAMPLE_RATE);
-      // a pass followed by a rest owns the audio before the rest only: its last words, which alignment may
-      // place later, stay before the rest's first (words in order across the seek)
-      const ownedUntil = rest?.startSample ?? window.endSample;
-      return { segments: windowSegments(whisper, timed, request.wantWordTimes ? times : null, language, window, ownedUntil, speech, ctx), rest: rest && { window: rest, language } };
+      const aligned = request.wantWordTimes ? times : null;
+      return {
+        segments: (ownedUntil) => windowSegments(whisper, timed, aligned, language, window, ownedUntil, speech, ctx),
+        // a pass followed by a rest owns the audio before the rest only: its last words, which alignment may
+        // place later, stay before the rest's first (words in order across the seek)
+        ownedUntil: rest?.startSample ?? window.endSample,
+        rest: rest && { window: rest, language },
+        words: whisper.vocab.decode(gen.tokens.filter((t) => whisper.vocab.isText(t.id)).map((t) => t.id)).split(/\s+/),
+        repeatedOnly: false,
+      };
     } finally {
       release(encoded);
     }
   }
+}
+
+/** One decoding pass over a window (or over a window's rest, after a seek). */
+interface WindowPass {
+  /** Its segments, owning the audio before `ownedUntil` (a sample): made once the next pass is known. */
+  segments(ownedUntil: number): EngineSegment[];
+  /** Where its segments end unless the rest after it wrote nothing new: the rest's start, else the window's end. */
+  ownedUntil: number;
+  rest: LanguagePlan | null;
+  /** The words it wrote, for the next pass's overlap (withoutRepeatedStart). */
+  words: string[];
+  /** It wrote only words that repeat the end of the window's earlier passes (withoutRepeatedStart). */
+  repeatedOnly: boolean;
 }
 
 /**

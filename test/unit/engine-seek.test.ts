@@ -24,7 +24,8 @@ function repeatedRuns(text: string, n: number): string[] {
 /*
  * whisper-base (5 beams, fitted windows: the engine's defaults) on flite's slt voice reading two ~12 s
  * passages: its pass writes every word but closes with a timestamp at 7 s, the VAD hears 5 s of speech
- * after it, and the rest decoded from there used to write the passage's second half again (18-20 words).
+ * after it, and the rest decoded from there used to write the passage's second half again (18-20 words),
+ * while the pass's own words were timed into its first 7 s.
  */
 describe("a seek's rest does not write again what the pass wrote (whisper-base, whole engine in Node)", () => {
   let engine: NodeEngine;
@@ -43,6 +44,10 @@ describe("a seek's rest does not write again what the pass wrote (whisper-base, 
       const text = result.segments.map((s) => s.text).join(' ');
       expect(repeatedRuns(text, 4), text).toEqual([]);
       expect(scorer.score(reference, text, 'en').edits, text).toBeLessThanOrEqual(2);
+      // the pass owns the whole passage again (the rest wrote nothing new): its last words are timed where
+      // they were said, not packed before the early timestamp at 7 s
+      const words = result.segments.flatMap((s) => s.words);
+      expect(words.at(-1)!.startMs).toBeGreaterThan(0.8 * result.durationMs);
     }, 120_000);
   }
 });
