@@ -53,9 +53,9 @@ export function passWords(vocab: SpliceVocabulary, tokens: readonly GeneratedTok
  * How sure a pass was of its words [from, to): the mean log-probability of their tokens, but a name the
  * model pieced together counts as one token, its tokens' summed. Such a name is spelt from the sound and
  * is written whole only as often as all its pieces are, so its per-token mean overstates how sure the pass
- * was. Ordinary words keep the mean: a long common word's pieces are each less sure than the word, and
- * counted whole it would be read as unsure and offered to the list (bench/bias-set/README.md, "A name the
- * pass pieced together is as sure as the whole name").
+ * was. Ordinary words keep the mean: summed, a common word of several tokens written right would read as
+ * unsure and be offered to the list (bench/bias-set/README.md, "A name the pass pieced together is as sure
+ * as the whole name").
  */
 export function runLogprob(pass: Pick<PassWords, 'tokens' | 'words' | 'names'>, from: number, to: number): number {
   const { tokens, words, names } = pass;
@@ -154,7 +154,8 @@ export function sameSoundPhrases(vocab: SpliceVocabulary, pass: PassWords, phras
  * Word `i` (to `j`, the same word) written otherwise than the listed one-word `phrase` it sounds the same as,
  * in more than one token: common words are one token of Whisper's vocabulary, so this is no word the pass
  * chose over the name but the name misspelt (a British spelling, a place spelt by ear), of which the pass
- * may be sure.
+ * may be sure. Where it was measured, the pass's other words that share a key with a phrase of a
+ * 10,000-phrase list were one token each (bench/bias-set/README.md).
  */
 function misspeltName({ words }: PassWords, i: number, j: number, written: string, phrase: string): boolean {
   return i === j && words[i]!.end - words[i]!.start > 1 && wordCount(phrase) === 1 && written.trim().toLowerCase() !== phrase.trim().toLowerCase();
