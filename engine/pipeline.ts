@@ -23,7 +23,7 @@ import { audioChunks } from './input/audio-chunks';
 import { RollingAudio } from './input/rolling-audio';
 import { WhisperModel, type EncodedWindow } from './whisper/model';
 import type { Generation, GeneratedToken } from './whisper/generate';
-import { wordsFromTokens, wordTokens } from './postprocess/words';
+import { passWordPlaces, wordsFromTokens, wordTokens } from './postprocess/words';
 import { heardWordCount } from './postprocess/hallucination';
 import { repeatedStart } from './postprocess/seek-overlap';
 
@@ -544,19 +544,10 @@ function withoutUnheardTail(whisper: WhisperModel, gen: Generation, times: Token
  * timestamps stay, so a segment left with no text is dropped; the alignment was made with the words.
  */
 function withoutRepeatedStart(whisper: WhisperModel, gen: Generation, written: readonly string[], language: string): Generation {
-  const text = (ids: number[]) => whisper.vocab.decode(ids);
-  // the text tokens as words (untimed: only their grouping is read), each with its place in the pass
-  const place = new Map<EngineToken, number>();
-  const tokens = gen.tokens.flatMap((t, i) => {
-    if (!whisper.vocab.isText(t.id)) return [];
-    const token = { id: t.id, text: text([t.id]), startMs: 0, endMs: 0, probability: 1 };
-    place.set(token, i);
-    return [token];
-  });
-  const words = wordTokens(tokens, text, language);
-  const repeated = repeatedStart(written, words.map((w) => text(w.all.map((t) => t.id))));
+  const words = passWordPlaces(gen.tokens, whisper.vocab, language);
+  const repeated = repeatedStart(written, words.map((w) => whisper.vocab.decode(w.all.map((i) => gen.tokens[i]!.id))));
   if (repeated === 0) return gen;
-  const dropped = new Set(words.slice(0, repeated).flatMap((w) => w.all.map((t) => place.get(t)!)));
+  const dropped = new Set(words.slice(0, repeated).flatMap((w) => w.all));
   return { ...gen, tokens: gen.tokens.filter((_, i) => !dropped.has(i)), attention: null };
 }
 

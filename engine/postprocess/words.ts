@@ -79,6 +79,29 @@ export function wordTokens(tokens: readonly EngineToken[], decode: (ids: number[
   return groupWords(tokens, decode, language).map(({ core, all }) => ({ core, all }));
 }
 
+/** A word of a decoded pass, as indices into the pass's own tokens (timestamps included): its own, and all of them. */
+export interface WordPlaces {
+  core: number[];
+  all: number[];
+}
+
+/**
+ * The words `wordTokens` makes of a pass's text tokens, placed in the pass: for passes not yet timed
+ * (grouping reads the ids alone), where words are cut from or compared in the pass itself.
+ */
+export function passWordPlaces(
+  tokens: readonly { id: number }[],
+  vocab: { decode(ids: readonly number[]): string; isText(id: number): boolean },
+  language = '',
+): WordPlaces[] {
+  const place = new Map<EngineToken, number>();
+  tokens.forEach((t, i) => {
+    if (vocab.isText(t.id)) place.set({ id: t.id, text: '', startMs: 0, endMs: 0, probability: 1 }, i);
+  });
+  const at = (ts: readonly EngineToken[]) => ts.map((t) => place.get(t)!);
+  return wordTokens([...place.keys()], (ids) => vocab.decode(ids), language).map((w) => ({ core: at(w.core), all: at(w.all) }));
+}
+
 function groupWords(tokens: readonly EngineToken[], decode: (ids: number[]) => string, language: string): Building[] {
   const noSpaces = NO_SPACE_LANGUAGES.has(language);
   const words: Building[] = [];

@@ -1,6 +1,5 @@
-import type { EngineToken } from '../../protocol';
 import type { GeneratedToken } from '../../whisper/generate';
-import { wordTokens } from '../../postprocess/words';
+import { passWordPlaces } from '../../postprocess/words';
 import { phrasesByKey, soundKey, soundMatch, spelledLetters, type SoundMatch } from './shortlist';
 import type { BiasVocabulary } from './trie';
 
@@ -17,14 +16,9 @@ interface TokenWord {
 
 /** The words of a pass as words.ts groups them for the transcript, located in the pass's own tokens. */
 export function tokenWords(vocab: SpliceVocabulary, tokens: readonly GeneratedToken[]): TokenWord[] {
-  const at = new Map<EngineToken, number>();
-  tokens.forEach((t, i) => {
-    if (vocab.isText(t.id)) at.set({ id: t.id, text: '', startMs: 0, endMs: 0, probability: Math.exp(t.logprob) }, i);
-  });
-  const decode = (ids: readonly number[]) => vocab.decode(ids);
-  return wordTokens([...at.keys()], decode)
+  return passWordPlaces(tokens, vocab)
     .filter((w) => w.core.length > 0)
-    .map((w) => ({ start: at.get(w.core[0]!)!, end: at.get(w.core[w.core.length - 1]!)! + 1, text: decode(w.core.map((t) => t.id)) }));
+    .map(({ core }) => ({ start: core[0]!, end: core[core.length - 1]! + 1, text: vocab.decode(core.map((i) => tokens[i]!.id)) }));
 }
 
 /** A decoded pass's words, found once for all the phrases tried against it. */
