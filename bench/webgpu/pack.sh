@@ -2,13 +2,18 @@
 # Packs what bench/webgpu/device.sh needs on a GPU machine that has Python but no Node, Chromium,
 # models or clips, into parts of at most 58 MiB (the device tool carries 64 MiB per call), one
 # folder .gpuN/ per call. Group "base": Debian's Chromium with its libraries, the built pages, the
-# peer's onnxruntime-web, the clips, whisper-tiny and whisper-base. Group "small": whisper-small.
-# Usage (repo root, after npm ci and npm run models): bash bench/webgpu/pack.sh
+# peer's onnxruntime-web, the clips and $BASE_MODELS (default whisper-tiny and whisper-base). Group
+# "small": whisper-small. Group "dq": models-dq/, $DQ_MODELS (default tiny and base) rewritten by
+# dequantize.py to float arithmetic on the same 8-bit weights (needs apt's python3-onnx here).
+# Usage (repo root, after npm ci and npm run models): bash bench/webgpu/pack.sh [GROUP...]   (default: base small)
 set -euo pipefail
+GROUPS_WANTED=${*:-base small}
+BASE_MODELS=${BASE_MODELS:-whisper-tiny whisper-base}
+DQ_MODELS=${DQ_MODELS:-whisper-tiny whisper-base}
 ROOT=$(pwd)
 EVAL=${STS_EVAL_DIR:-$ROOT/../shared}
 S=$ROOT/tmp/webgpu/stage
-rm -rf "$S" .gpu[0-9]* && mkdir -p "$S"/{base,small}
+rm -rf "$S" .gpu[0-9]* && mkdir -p "$S"/{base,small,dq}
 npx vite build --config bench/webgpu/vite.config.ts 2>&1 | grep -v "configLoader\|without a file extension\|VITE_CONFIG_NATIVE\|chunk\|dynamic import\|codeSplitting\|chunkSizeWarningLimit\|^$" || true
 B=$S/base
 # Chromium: the app folder (less the Vulkan validation layer and mock driver) and every library it
@@ -27,10 +32,33 @@ mkdir -p "$B/eval/holdout/long"
 cp -a "$EVAL/holdout/en" "$B/eval/holdout/en"
 cp "$EVAL/holdout/long/manifest.json" "$EVAL/holdout/long/resemblyzer_interview_X2zqiX6yL3I.mp3" "$B/eval/holdout/long/"
 mkdir -p "$B/models" "$S/small/models"
-cp -aL public/models/{manifest.json,silero-vad,whisper-tiny,whisper-base} "$B/models/"
+cp -aL public/models/{manifest.json,silero-vad} "$B/models/"
+for m in $BASE_MODELS; do cp -aL "public/models/$m" "$B/models/"; done
 cp -aL public/models/whisper-small "$S/small/models/"
+if [[ " $GROUPS_WANTED " == *" dq "* ]]; then
+  D=$S/dq/models-dq
+  mkdir -p "$D" && cp -aL public/models/silero-vad "$D/"
+  for m in $DQ_MODELS; do
+    mkdir -p "$D/$m/onnx" && cp -aL public/models/$m/*.json "$D/$m/"
+    for f in encoder_model_quantized decoder_model_merged_quantized; do
+      /usr/bin/python3 bench/webgpu/dequantize.py "public/models/$m/onnx/$f.onnx" "$D/$m/onnx/$f.onnx"
+    done
+  done
+  # The engine checks every file against the served manifest.json: the rewritten files' own sizes and hashes.
+  /usr/bin/python3 - "$D" <<'PY'
+import hashlib, json, os, sys
+root = sys.argv[1]
+files = []
+for e in json.load(open('public/models/manifest.json'))['files']:
+    p = os.path.join(root, e['path'])
+    if os.path.exists(p):
+        data = open(p, 'rb').read()
+        files.append({**e, 'bytes': len(data), 'sha256': hashlib.sha256(data).hexdigest()})
+json.dump({'files': files}, open(os.path.join(root, 'manifest.json'), 'w'), indent=2)
+PY
+fi
 n=1
-for g in base small; do
+for g in $GROUPS_WANTED; do
   tar -C "$S/$g" -cf - . | xz -T2 -6 | split -b 58M -d -a 2 - "$S/$g.part-"
   parts=$(ls "$S/$g".part-* | wc -l)
   for p in "$S/$g".part-*; do
