@@ -20,7 +20,7 @@ export async function runDecoderStep(argv: string[]): Promise<number> {
   if (typeof options === 'number') return options;
   const weight = options.get('logits-weight');
   if (weight !== undefined && !(LOGITS_WEIGHTS as readonly string[]).includes(weight)) throw new Error(`--logits-weight: ${weight} is not one of ${LOGITS_WEIGHTS.join(', ')}`);
-  const model = await loadNodeWhisper(options.get('model') ?? 'whisper-base', weight as LogitsWeight | undefined);
+  const model = await loadNodeWhisper(options.get('model') ?? 'whisper-base', weight ? { logitsWeight: weight as LogitsWeight } : {});
   const audio = readAudio(`${EVAL_DIR}/en/jfk.flac`);
   const encoded = await model.encode(logMelSpectrogram(audio, FULL_FRAMES), FULL_FRAMES);
   const start = await model.startAfter(encoded, { language: 'en' }, Array(Number(options.get('cached') ?? 63)).fill(model.vocab.encode(' the')[0]!));

@@ -16,7 +16,7 @@ import { SpeakerFeatureSource } from './speakers/features';
 import { SegmentationModel, SegmentationScan } from './speakers/segmentation-model';
 import { SegmentedDiarizer, SEGMENTED_DEFAULTS } from './speakers/segmented-diarize';
 import { steeringFor, type Steering } from './decoding/steering';
-import { createWhisper, fetchWhisperFiles, whisperPaths } from './whisper/loader';
+import { createWhisper, fetchWhisperFiles, whisperPaths, type WhisperGraph, type WhisperLoadOptions } from './whisper/loader';
 import type { LogitsWeight } from './whisper/patches';
 import { SileroVad, VAD_FRAME_SAMPLES, type VadStream } from './vad/silero';
 import { audioChunks } from './input/audio-chunks';
@@ -103,6 +103,22 @@ const BLOCK_SAMPLES = 90 * SAMPLE_RATE;
 export const LOGITS_WEIGHT: Record<EngineConfig['model'], LogitsWeight> = { 'whisper-tiny': 'float', 'whisper-base': 'int8', 'whisper-small': 'export' };
 
 /**
+ * Per model, the graphs that multiply in floats on WASM (withFloatArithmetic) rather than as the q8
+ * export does, in integers after rounding each activation to 8 bits. On ../shared/eval/en and dev/en
+ * (115 clips, 1,928 words): tiny's encoder in floats took its WER from 17.8% to 11.3% for 1.17x the time;
+ * its decoder in floats as well moved the WER no further for 1.5x; base in floats moved it not at all for
+ * 1.9x (bench/README.md, "Float arithmetic"). small was not measured. WebGPU has no integer kernels:
+ * there both graphs, and the logits, are floats (bench/webgpu/README.md).
+ */
+export const FLOAT_ARITHMETIC: Record<EngineConfig['model'], readonly WhisperGraph[]> = { 'whisper-tiny': ['encoder'], 'whisper-base': [], 'whisper-small': [] };
+
+/** How `model` is loaded on `backend`: the engine's choice, which the benches load too. */
+export function whisperLoadOptions(model: EngineConfig['model'], backend: Backend): WhisperLoadOptions {
+  if (backend === 'webgpu') return { logitsWeight: 'float', floatArithmetic: ['encoder', 'decoder'] };
+  return { logitsWeight: LOGITS_WEIGHT[model], floatArithmetic: FLOAT_ARITHMETIC[model] };
+}
+
+/**
  * The engine that runs in the Web Worker: loads Whisper + Silero VAD once, then transcribes 16 kHz mono PCM.
  * Exposed over Comlink by engine/worker.ts; one transcription runs at a time (calls queue).
  */
@@ -165,18 +181,18 @@ export class Engine {
     const [whisperFiles, vadBytes] = await Promise.all([fetchWhisperFiles(files, config.model, progress), files.bytes(vadPath, progress)]);
     const { ort, backend, threads } = await loadRuntime(config.backend, config.wasmBaseUrl, config.numThreads);
     // whisper-base's block-2 output doubles as the speaker features for diarization (engine/speakers/)
-    const whisperOptions = {
+    const whisperOptions = (on: Backend): WhisperLoadOptions => ({
       extraOutputs: config.model === 'whisper-base' ? [SPEAKER_FEATURE_TENSOR] : [],
-      logitsWeight: LOGITS_WEIGHT[config.model],
-    };
+      ...whisperLoadOptions(config.model, on),
+    });
     let whisper: WhisperModel;
     let usedBackend = backend;
     try {
-      whisper = await createWhisper(ort, whisperFiles, sessionOptions(backend), whisperOptions);
+      whisper = await createWhisper(ort, whisperFiles, sessionOptions(backend), whisperOptions(backend));
     } catch (err) {
       if (backend !== 'webgpu') throw err;
       usedBackend = 'wasm';
-      whisper = await createWhisper(ort, whisperFiles, sessionOptions('wasm'), whisperOptions);
+      whisper = await createWhisper(ort, whisperFiles, sessionOptions('wasm'), whisperOptions('wasm'));
     }
     const vad = await SileroVad.create(ort, vadBytes);
     return {

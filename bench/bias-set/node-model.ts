@@ -9,9 +9,8 @@ import * as ort from 'onnxruntime-web/wasm';
 import { ROOT } from '../../config/paths';
 import { FULL_FRAMES, logMelSpectrogram } from '../../engine/whisper/features';
 import { SAMPLE_RATE, type ModelName } from '../../engine/protocol';
-import { LOGITS_WEIGHT } from '../../engine/pipeline';
-import { loadWhisper, type ModelFileSource } from '../../engine/whisper/loader';
-import type { LogitsWeight } from '../../engine/whisper/patches';
+import { whisperLoadOptions } from '../../engine/pipeline';
+import { loadWhisper, type ModelFileSource, type WhisperLoadOptions } from '../../engine/whisper/loader';
 import { WhisperModel, type EncodedWindow } from '../../engine/whisper/model';
 
 /** The models folder (public/models, filled by `npm run models`) read from disk, for the engine's loader. */
@@ -30,9 +29,10 @@ export function nodeOrt(): typeof ort {
   return ort;
 }
 
-/** The model as the engine loads it (its LOGITS_WEIGHT unless `logitsWeight` is given), in Node. */
-export async function loadNodeWhisper(model = 'whisper-tiny', logitsWeight: LogitsWeight = LOGITS_WEIGHT[model as ModelName] ?? 'float'): Promise<WhisperModel> {
-  return loadWhisper(nodeOrt(), modelFolder(), model, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' }, { logitsWeight });
+/** The model as the engine loads it on WASM (whisperLoadOptions, with `instead` over them), in Node. */
+export async function loadNodeWhisper(model = 'whisper-tiny', instead: Pick<WhisperLoadOptions, 'logitsWeight' | 'floatArithmetic'> = {}): Promise<WhisperModel> {
+  const options = { ...whisperLoadOptions(model as ModelName, 'wasm'), ...instead };
+  return loadWhisper(nodeOrt(), modelFolder(), model, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' }, options);
 }
 
 /** Any audio file ffmpeg reads, as 16 kHz mono float PCM. */

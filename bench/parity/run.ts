@@ -23,7 +23,8 @@ export async function runParity(argv: readonly string[]): Promise<number> {
   const report: Record<string, { clip: string; result: ClipParity }[]> = {};
   let unexplained = 0;
   for (const name of models) {
-    const model = await loadNodeWhisper(name);
+    // the loop's parity: both sides on the export's own integer arithmetic (the float encoder is a stage of its own)
+    const model = await loadNodeWhisper(name, { floatArithmetic: [] });
     const reference = await loadReference(name);
     const rows: { clip: string; result: ClipParity }[] = (report[name] = []);
     for (const { set, clip, path } of clips) {

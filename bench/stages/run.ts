@@ -10,7 +10,7 @@
 import { writeFileSync } from 'node:fs';
 import { ROOT } from '../../config/paths';
 import { decodeWindow, isSilence } from '../../engine/decoding/fallback';
-import { LOGITS_WEIGHT } from '../../engine/pipeline';
+import { whisperLoadOptions } from '../../engine/pipeline';
 import { SAMPLE_RATE, type Decoding, type EncoderWindow, type EngineRequest, type ModelName } from '../../engine/protocol';
 import { sessionOptions } from '../../engine/runtime/backend';
 import { SileroVad } from '../../engine/vad/silero';
@@ -116,7 +116,8 @@ export async function runStages(argv: readonly string[]): Promise<number> {
   const transcripts: Record<string, Record<string, string[]>> = {};
   for (const model of models) {
     const ort = nodeOrt();
-    const whisper = await loadWhisper(ort, modelFolder(), model, sessionOptions('wasm'), { logitsWeight: LOGITS_WEIGHT[model] });
+    // rows 0-2 on the export's own integer arithmetic, as the reference (row 0) decodes; the engine rows use the engine's
+    const whisper = await loadWhisper(ort, modelFolder(), model, sessionOptions('wasm'), { ...whisperLoadOptions(model, 'wasm'), floatArithmetic: [] });
     const vad = await SileroVad.create(ort, new Uint8Array(await modelFolder().bytes('silero-vad/silero_vad_v5.onnx')));
     const engine = await startNodeEngine(model);
     const tools = { whisper, vad, engine };

@@ -1,5 +1,6 @@
 import type * as OrtModule from 'onnxruntime-web';
-import { withExternalInitializers } from '../onnx/protobuf';
+import { withFloatArithmetic } from '../onnx/float-arithmetic';
+import { withExternalInitializers, type ModelWithData } from '../onnx/protobuf';
 import { patchWhisperDecoder, patchWhisperEncoder, type LogitsWeight, type PatchedModel } from './patches';
 import type { LoadProgress } from '../runtime/model-files';
 import { WhisperModel } from './model';
@@ -31,7 +32,11 @@ export interface WhisperLoadOptions {
   extraOutputs?: readonly string[];
   /** How the decoder holds its logits weight (patchWhisperDecoder's LogitsWeight; default 'float'). */
   logitsWeight?: LogitsWeight;
+  /** The graphs whose integer products become float ones (withFloatArithmetic); default none. */
+  floatArithmetic?: readonly WhisperGraph[];
 }
+
+export type WhisperGraph = 'encoder' | 'decoder';
 
 /** A model's files in transformers.js's layout (q8 encoder, merged q8 decoder), relative to the models folder. */
 export function whisperPaths(model: string): Record<keyof WhisperFiles, string> {
@@ -70,12 +75,16 @@ export async function createWhisper(
   // Each patched graph is made just before its session and dropped after it. The weights stay in the
   // fetched bytes: the graphs name them as external files that view those bytes, so the patches copy
   // graphs only, never the weights.
+  const arithmetic = (graph: WhisperGraph, bytes: Uint8Array): ModelWithData => {
+    const external = withExternalInitializers(bytes);
+    return options.floatArithmetic?.includes(graph) ? withFloatArithmetic(external) : external;
+  };
   const encoder = (): PatchedModel => {
-    const { model, externalData } = withExternalInitializers(files.encoder);
+    const { model, externalData } = arithmetic('encoder', files.encoder);
     const attentionHeads = files.config.encoder_attention_heads;
     return { model: patchWhisperEncoder(model, { dynamicFrames: true, extraOutputs: [...(options.extraOutputs ?? [])], attentionHeads }), externalData };
   };
-  const decoder = () => patchWhisperDecoder(withExternalInitializers(files.decoder), { logitsWeight: options.logitsWeight, specialFrom: vocab.eot });
+  const decoder = () => patchWhisperDecoder(arithmetic('decoder', files.decoder), { logitsWeight: options.logitsWeight, specialFrom: vocab.eot });
   return WhisperModel.create(ort, encoder, decoder, vocab, files.generation, files.config, sessionOptions);
 }
 

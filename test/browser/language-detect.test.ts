@@ -40,7 +40,7 @@ describe('language per utterance, whisper-tiny', () => {
     const spanish = await evalBytes('multi/leopard_test_es.wav');
     const detected = await transcriber.transcribe(spanish.slice(0), { include_language: true });
     expect(detected.language).toBe('es');
-    expect(detected.text.toLowerCase()).toMatch(/grano? medio/); // whisper-tiny: "...de gran medio y tienen..."
+    expect(detected.text.toLowerCase()).toMatch(/gran(o| o)? medio/); // "de grano medio"; tiny has written "gran medio", "gran o medio"
     // a single code is obeyed even when it is wrong for the audio
     const forced = await transcriber.transcribe(spanish.slice(0), { language: 'it', include_language: true });
     expect(forced.language).toBe('it');

@@ -10,7 +10,7 @@ const bare = (w: string) => w.toLowerCase().replace(/[\p{P}]/gu, '');
 const fillersIn = (words: string[]) => words.filter((w) => isFiller(w, 'en'));
 
 describe('filler_mode with whisper-tiny', () => {
-  it('on a conversation (../shared/eval/diar): clean removes exactly the fillers, verbatim writes more of them', async () => {
+  it('on a conversation (../shared/eval/diar): clean writes no filler and keeps every other word of natural, verbatim writes more fillers', async () => {
     const bytes = await evalBytes('diar/pyannote_sample.wav');
     const words: Record<string, string[]> = {};
     for (const mode of ['natural', 'clean', 'verbatim'] as const) {
@@ -18,7 +18,6 @@ describe('filler_mode with whisper-tiny', () => {
       words[mode] = out.words!.map((w) => w.text);
       console.log(`${mode}: fillers [${fillersIn(words[mode]!).join(' ')}] «${out.text}»`);
     }
-    expect(fillersIn(words['natural']!).length).toBeGreaterThan(0);
     expect(fillersIn(words['clean']!)).toEqual([]);
     // clean is natural without its fillers: no real word lost or changed
     expect(words['clean']!.map(bare)).toEqual(words['natural']!.filter((w) => !isFiller(w, 'en')).map(bare));

@@ -101,8 +101,9 @@ describe('the decoding loop (real whisper-tiny on jfk.flac)', () => {
       const out = await decodeLoop(counted, clip.encoded, { ...start, attention: null, tokens: [] }, { ...loop, temperature: 0, wantAttention: false, draft: passDraft(draft, 16) });
       runsOf.push(runs);
       expect(out.tokens.map((t) => t.id)).toEqual(greedyIds);
-      // the q8 graphs quantize activations per run, so a run over many tokens rounds a little differently
-      out.tokens.forEach((t, i) => expect(Math.abs(t.logprob - greedy[i]!.logprob)).toBeLessThan(0.1));
+      // the q8 decoder quantizes activations per run, with a scale from the run's own values, so a run
+      // over many tokens rounds a little differently
+      out.tokens.forEach((t, i) => expect(Math.abs(t.logprob - greedy[i]!.logprob)).toBeLessThan(0.2));
     }
     // step by step is one run per token: a right draft covers 17 tokens a run, one that diverges once
     // rejoins two tokens after, and other text saves next to nothing
