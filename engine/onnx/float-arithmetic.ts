@@ -71,6 +71,8 @@ export function withFloatArithmetic(input: ModelWithData): ModelWithData {
   const { modelFields, graphFields } = parseModel(input.model);
   const top = readGraph(graphFields);
 
+  // Readers of each name over every graph (a branch reads its outer graph's values by name). Branches
+  // may reuse a name for values of their own; that only makes the dropping below keep more than it must.
   const uses = new Map<string, number>();
   const use = (name: string, by: number) => uses.set(name, (uses.get(name) ?? 0) + by);
   for (const g of allGraphs(top)) {
