@@ -3,8 +3,8 @@
 # models or clips, into parts of at most 58 MiB (the device tool carries 64 MiB per call), one
 # folder .gpuN/ per call. Group "base": Debian's Chromium with its libraries, the built pages, the
 # peer's onnxruntime-web, the clips and $BASE_MODELS (default whisper-tiny and whisper-base). Group
-# "small": whisper-small. Group "dq": models-dq/, $DQ_MODELS (default tiny and base) rewritten by
-# dequantize.py to float arithmetic on the same 8-bit weights (needs apt's python3-onnx here).
+# "small": whisper-small. Group "dq": models-dq/, $DQ_MODELS (default tiny and base) with float arithmetic
+# on the same 8-bit weights (float-models.mjs), for the peer, which cannot rewrite them itself.
 # Usage (repo root, after npm ci and npm run models): bash bench/webgpu/pack.sh [GROUP...]   (default: base small)
 set -euo pipefail
 GROUPS_WANTED=${*:-base small}
@@ -36,26 +36,8 @@ cp -aL public/models/{manifest.json,silero-vad} "$B/models/"
 for m in $BASE_MODELS; do cp -aL "public/models/$m" "$B/models/"; done
 cp -aL public/models/whisper-small "$S/small/models/"
 if [[ " $GROUPS_WANTED " == *" dq "* ]]; then
-  D=$S/dq/models-dq
-  mkdir -p "$D" && cp -aL public/models/silero-vad "$D/"
-  for m in $DQ_MODELS; do
-    mkdir -p "$D/$m/onnx" && cp -aL public/models/$m/*.json "$D/$m/"
-    for f in encoder_model_quantized decoder_model_merged_quantized; do
-      /usr/bin/python3 bench/webgpu/dequantize.py "public/models/$m/onnx/$f.onnx" "$D/$m/onnx/$f.onnx"
-    done
-  done
-  # The engine checks every file against the served manifest.json: the rewritten files' own sizes and hashes.
-  /usr/bin/python3 - "$D" <<'PY'
-import hashlib, json, os, sys
-root = sys.argv[1]
-files = []
-for e in json.load(open('public/models/manifest.json'))['files']:
-    p = os.path.join(root, e['path'])
-    if os.path.exists(p):
-        data = open(p, 'rb').read()
-        files.append({**e, 'bytes': len(data), 'sha256': hashlib.sha256(data).hexdigest()})
-json.dump({'files': files}, open(os.path.join(root, 'manifest.json'), 'w'), indent=2)
-PY
+  # shellcheck disable=SC2086 # one argument per model
+  node bench/webgpu/float-models.mjs "$S/dq/models-dq" $DQ_MODELS
 fi
 n=1
 for g in $GROUPS_WANTED; do
