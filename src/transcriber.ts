@@ -360,9 +360,9 @@ function autoLanguages(languages: readonly string[] | undefined): string[] | nul
 
 /**
  * 'auto': beams for whisper-base, the default model (fewer errors on ../shared/dev/en, about twice the
- * peer's throughput on short clips still); greedy for whisper-tiny, the speed tier, where beams gained
- * nothing on fitted windows, and for whisper-small, where they gained one word of 1,746 on dev/en at
- * 1.31x the time. README: Decoding.
+ * peer's throughput on short clips still); greedy for whisper-tiny, the speed tier (beams: 6.5% fewer
+ * errors on dev/en for 1.2x the time, which would cost it its 2x lead on long recordings), and for
+ * whisper-small (beams: one word of 1,746 on dev/en for 1.31x the time). README: Decoding.
  */
 function resolveDecoding(choice: Decoding | 'auto', model: ModelName): Decoding {
   if (choice !== 'auto') return choice;
