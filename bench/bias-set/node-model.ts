@@ -21,18 +21,18 @@ export function modelFolder(root = resolve(ROOT, 'public/models')): ModelFileSou
   };
 }
 
-/** onnxruntime-web's wasm build set up for Node: one thread, its .wasm read from node_modules. */
-export function nodeOrt(): typeof ort {
-  ort.env.wasm.numThreads = 1;
+/** onnxruntime-web's wasm build set up for Node: one thread unless asked (before its first session), its .wasm read from node_modules. */
+export function nodeOrt(threads = 1): typeof ort {
+  ort.env.wasm.numThreads = threads;
   ort.env.wasm.wasmPaths = `${resolve(ROOT, 'node_modules/onnxruntime-web/dist')}/`;
   ort.env.logLevel = 'error';
   return ort;
 }
 
 /** The model as the engine loads it on WASM (whisperLoadOptions, with `instead` over them), in Node. */
-export async function loadNodeWhisper(model = 'whisper-tiny', instead: Pick<WhisperLoadOptions, 'logitsWeight' | 'floatArithmetic'> = {}): Promise<WhisperModel> {
+export async function loadNodeWhisper(model = 'whisper-tiny', instead: Pick<WhisperLoadOptions, 'logitsWeight' | 'floatArithmetic'> = {}, threads = 1): Promise<WhisperModel> {
   const options = { ...whisperLoadOptions(model as ModelName, 'wasm'), ...instead };
-  return loadWhisper(nodeOrt(), modelFolder(), model, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' }, options);
+  return loadWhisper(nodeOrt(threads), modelFolder(), model, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' }, options);
 }
 
 /** Any audio file ffmpeg reads, as 16 kHz mono float PCM. */
