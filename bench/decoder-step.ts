@@ -1,8 +1,9 @@
 /**
  * `node bench/decoder-step.mjs`: the time of one decoder run in Node (onnxruntime-web's wasm build, one
  * thread unless `--threads`), by rows (1: greedy, 5: beams) and with or without logits, after a cache of
- * `--cached` tokens over a full 30 s window of ../shared/eval/en/jfk.flac (STS_EVAL_DIR). A microbenchmark of the graph
- * patches (engine/whisper/patches.ts): it isolates the decoder from the browser, the VAD and the encoder.
+ * `--cached` tokens over a full 30 s window of ../shared/eval/en/jfk.flac (STS_EVAL_DIR). A microbenchmark
+ * of the graph patches (engine/whisper/patches.ts): it isolates the decoder from the browser, the VAD and
+ * the encoder.
  * The 30 s encoder pass is timed too (median of 3), so `--threads 1` and `--threads 2` show which of the
  * two a second thread speeds up.
  */

@@ -10,6 +10,7 @@ import { ROOT } from '../../config/paths';
 import { FULL_FRAMES, logMelSpectrogram } from '../../engine/whisper/features';
 import { SAMPLE_RATE, type ModelName } from '../../engine/protocol';
 import { whisperLoadOptions } from '../../engine/pipeline';
+import { sessionOptions } from '../../engine/runtime/backend';
 import { loadWhisper, type ModelFileSource, type WhisperLoadOptions } from '../../engine/whisper/loader';
 import { WhisperModel, type EncodedWindow } from '../../engine/whisper/model';
 
@@ -32,7 +33,7 @@ export function nodeOrt(threads = 1): typeof ort {
 /** The model as the engine loads it on WASM (whisperLoadOptions, with `instead` over them), in Node. */
 export async function loadNodeWhisper(model = 'whisper-tiny', instead: Pick<WhisperLoadOptions, 'logitsWeight' | 'floatArithmetic'> = {}, threads = 1): Promise<WhisperModel> {
   const options = { ...whisperLoadOptions(model as ModelName, 'wasm'), ...instead };
-  return loadWhisper(nodeOrt(threads), modelFolder(), model, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' }, options);
+  return loadWhisper(nodeOrt(threads), modelFolder(), model, sessionOptions('wasm'), options);
 }
 
 /** Any audio file ffmpeg reads, as 16 kHz mono float PCM. */

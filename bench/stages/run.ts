@@ -10,18 +10,15 @@
 import { writeFileSync } from 'node:fs';
 import { ROOT } from '../../config/paths';
 import { decodeWindow, isSilence } from '../../engine/decoding/fallback';
-import { whisperLoadOptions } from '../../engine/pipeline';
 import { SAMPLE_RATE, type Decoding, type EncoderWindow, type EngineRequest, type ModelName } from '../../engine/protocol';
-import { sessionOptions } from '../../engine/runtime/backend';
 import { SileroVad } from '../../engine/vad/silero';
 import { decodingWindows, speechRegions } from '../../engine/vad/windows';
 import { FULL_FRAMES, logMelSpectrogram } from '../../engine/whisper/features';
-import { loadWhisper } from '../../engine/whisper/loader';
 import type { Generation } from '../../engine/whisper/generate';
 import type { EncodedWindow, WhisperModel } from '../../engine/whisper/model';
 import { parseRunnerOptions, splitList } from '../lib/args';
 import { startNodeEngine, type NodeEngine } from '../lib/node-engine';
-import { modelFolder, nodeOrt, readAudio } from '../bias-set/node-model';
+import { loadNodeWhisper, modelFolder, nodeOrt, readAudio } from '../bias-set/node-model';
 import { parityClips, PARITY_SETS, type ParitySet } from '../parity/clips';
 import { createScorer, errorRate, type ClipErrors } from '../score/error-rate';
 import { loadSpellings } from '../score/spellings';
@@ -117,7 +114,7 @@ export async function runStages(argv: readonly string[]): Promise<number> {
   for (const model of models) {
     const ort = nodeOrt();
     // rows 0-2 on the export's own integer arithmetic, as the reference (row 0) decodes; the engine rows use the engine's
-    const whisper = await loadWhisper(ort, modelFolder(), model, sessionOptions('wasm'), { ...whisperLoadOptions(model, 'wasm'), floatArithmetic: [] });
+    const whisper = await loadNodeWhisper(model, { floatArithmetic: [] });
     const vad = await SileroVad.create(ort, new Uint8Array(await modelFolder().bytes('silero-vad/silero_vad_v5.onnx')));
     const engine = await startNodeEngine(model);
     const tools = { whisper, vad, engine };
