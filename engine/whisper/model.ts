@@ -163,6 +163,49 @@ export class WhisperModel {
     }
   }
 
+  /**
+   * score() of several transcriptions of the window in one teacher-forced run: the beginning they share is
+   * decoded once, and each goes on from there seeing that beginning and its own tokens only (as beams do,
+   * forkedLayout). One run rounds the decoder's activations alike for all of them (the q8 graphs quantize
+   * each run's activations by that run's range), so their log-probabilities compare as a run's would.
+   * Targets before the end of the shared beginning are not scored: each array starts at target `from`.
+   */
+  async scoreTogether(
+    encoded: EncodedWindow,
+    opts: Pick<GenerateOptions, 'language' | 'promptIds'>,
+    sequences: readonly (readonly number[])[],
+  ): Promise<{ from: number; logprobs: number[][] }> {
+    const [one] = sequences;
+    if (!one) return { from: 0, logprobs: [] };
+    const from = Math.min(...sequences.map((s) => sharedLength(one, s)));
+    const { prompt } = this.framing(encoded, { ...opts, audioSeconds: 0 });
+    const head = [...prompt, ...one.slice(0, from)];
+    const tails = sequences.map((s) => s.slice(from));
+    const out = await this.decoderForward([...head, ...tails.flat()], null, encoded, {
+      logitsFrom: head.length - 1,
+      layout: forkedLayout(head.length, tails.map((t) => t.length)),
+    });
+    out.cache.release();
+    try {
+      const vocabSize = out.logits.dims[2]!;
+      const data = out.logits.data as Float32Array;
+      const logprob = (r: number, target: number) => {
+        const row = data.subarray(r * vocabSize, (r + 1) * vocabSize);
+        return row[target]! - logSumExp(row, 0, vocabSize);
+      };
+      // row 0 is the shared beginning's last position, which predicts every sequence's target `from`
+      let next = 1;
+      const logprobs = tails.map((tail) => {
+        const rows = [...tail, this.vocab.eot].map((target, k) => logprob(k === 0 ? 0 : next + k - 1, target));
+        next += tail.length;
+        return rows;
+      });
+      return { from, logprobs };
+    } finally {
+      out.logits.dispose();
+    }
+  }
+
   /** The sum of score(): one transcription's log-probability under a prompt. */
   async sequenceLogprob(encoded: EncodedWindow, opts: Pick<GenerateOptions, 'language' | 'promptIds'>, ids: readonly number[]): Promise<number> {
     return (await this.score(encoded, opts, ids)).reduce((a, b) => a + b, 0);
@@ -366,6 +409,39 @@ export function beamLayout(past: number, shared: number, own: readonly (readonly
     positions[k] = BigInt(shared + seen.length);
   });
   return { mask, positions };
+}
+
+/**
+ * The self-attention mask and positions of a run over a beginning of `shared` tokens, then one sequence
+ * after another of `lengths` tokens, each going on from the beginning: a sequence's tokens see the
+ * beginning and their own sequence's tokens up to themselves, at positions shared, shared + 1, ...
+ */
+export function forkedLayout(shared: number, lengths: readonly number[]): { mask: Float32Array; positions: BigInt64Array } {
+  const keys = shared + lengths.reduce((a, b) => a + b, 0);
+  const mask = new Float32Array(keys * keys).fill(-1e9);
+  const positions = new BigInt64Array(keys);
+  for (let i = 0; i < shared; i++) {
+    mask.fill(0, i * keys, i * keys + i + 1);
+    positions[i] = BigInt(i);
+  }
+  let start = shared;
+  for (const length of lengths) {
+    for (let j = 0; j < length; j++) {
+      const row = (start + j) * keys;
+      mask.fill(0, row, row + shared);
+      mask.fill(0, row + start, row + start + j + 1);
+      positions[start + j] = BigInt(shared + j);
+    }
+    start += length;
+  }
+  return { mask, positions };
+}
+
+/** How many tokens `a` and `b` share from their start. */
+export function sharedLength(a: readonly number[], b: readonly number[]): number {
+  let n = 0;
+  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  return n;
 }
 
 /** The self-attention mask and positions of `count` new tokens after `past` cached ones, each seeing all before it. */

@@ -1,5 +1,5 @@
 import { isSilence, type DecodeOptions } from '../../decoding/fallback';
-import { type EncodedWindow, type WhisperModel } from '../../whisper/model';
+import { sharedLength, type EncodedWindow, type WhisperModel } from '../../whisper/model';
 import { decodeLoop, endedWithEot, passDraft, passProcessors, passStops, repeatsTail, type Generation } from '../../whisper/generate';
 import { PARAM_LIMITS } from '../../../src/api/params';
 import { DEFAULT_BIAS_STRENGTH } from '../../protocol';
@@ -122,6 +122,9 @@ export async function decodeWithPhrases(
   const firstIds = ids(first.tokens);
   let firstScored: ScoredIds | null = null;
   let best: Weighed | null = null;
+  // every phrase pays for itself where it was written: a credit summed over the candidate would let one
+  // true name pay for a false one, or for words it broke elsewhere
+  const pays = (t: Candidate, h: Hunk, margin = 0) => h.cost - margin <= credit * (t.share * h.gained.length - h.lost.length);
   const weigh = async (t: Candidate, whole: boolean): Promise<void> => {
     const text = textOf(vocab, t.ids.map((id) => ({ id })));
     const gained = phrasesGained(firstText, text, candidates);
@@ -131,11 +134,8 @@ export async function decodeWithPhrases(
     firstScored ??= { ids: firstIds, logprobs: await model.score(encoded, frame, firstIds) };
     const logprobs = await model.score(encoded, frame, t.ids);
     const places = hunks(vocab, firstScored, { ids: t.ids, logprobs }, candidates, held);
-    // every phrase pays for itself where it was written: a credit summed over the candidate would let one
-    // true name pay for a false one, or for words it broke elsewhere
-    const pays = (h: Hunk) => h.cost <= credit * (t.share * h.gained.length - h.lost.length);
     const gaining = places.filter((h) => h.gained.length > 0);
-    const paying = gaining.filter(pays);
+    const paying = gaining.filter((h) => pays(t, h));
     const unpaid = gaining.filter((h) => !paying.includes(h));
     const cost = sum(firstScored.logprobs) - sum(logprobs);
     onCompare?.({ gained, lost, cost, credit: credit * t.share, biasedText: text, how: t.how, unpaid: unpaid.flatMap((h) => h.gained) });
@@ -148,7 +148,21 @@ export async function decodeWithPhrases(
       if (timestampsInOrder(vocab, pruned)) await weigh({ ids: pruned, how: `${t.how}, paying places only`, share: t.share }, false);
     }
   };
-  for (const t of tries) await weigh(t, true);
+  // The screen: the tries that gain a phrase are scored beside the first pass in one decoder run
+  // (scoreTogether: their shared beginning once, and no rows projected before its end), and only a try
+  // with a place that pays there within SCREEN_MARGIN is weighed as above, by whole runs of its own.
+  const gaining = tries.filter((t) => phrasesGained(firstText, textOf(vocab, t.ids.map((id) => ({ id }))), candidates).length > 0);
+  for (const group of scoringGroups(firstIds, gaining)) {
+    opts.checkpoint?.();
+    const { from, logprobs } = await model.scoreTogether(encoded, frame, [firstIds, ...group.map((t) => t.ids)]);
+    // before the shared beginning's end every sequence is the first pass, whose log-probabilities cancel there
+    const before = first.tokens.slice(0, from).map((t) => t.logprob);
+    const [own, ...screened] = logprobs.map((l) => [...before, ...l]);
+    for (const [i, t] of group.entries()) {
+      const places = hunks(vocab, { ids: firstIds, logprobs: own! }, { ids: t.ids, logprobs: screened[i]! }, candidates, held);
+      if (places.some((h) => h.gained.length > 0 && pays(t, h, SCREEN_MARGIN))) await weigh(t, true);
+    }
+  }
   if (!best) return first;
   const won: Weighed = best;
   const tokens = won.ids.map((id, i) => ({ id, logprob: won.logprobs[i]! }));
@@ -207,6 +221,35 @@ async function proposal(
   });
   const kept = textIds(vocab, result.tokens).length >= MIN_TEXT_KEPT * textIds(vocab, first.tokens).length;
   return result.stop === 'loop' || !kept ? [] : [{ ids: ids(result.tokens), how: 'proposal', share: 1 }];
+}
+
+/**
+ * How far past its credit a place may cost in the screen (scored beside the first pass in one run) and
+ * still be weighed by runs of its own, which round the decoder's activations differently. Over the 464
+ * tries weighed on the development bias sets, no try the weighing kept would have been screened out with
+ * a margin of 3 or more (1 at 1 to 2 nats); twice that (bench/bias-set/README.md, "A screen before the weighing").
+ */
+const SCREEN_MARGIN = 6;
+
+/**
+ * Rows a scoring run projects onto the vocabulary at most (about 50 MB of logits with Whisper's 51,865
+ * tokens), about what one run over a whole window's tokens did: tries are scored in groups within it.
+ */
+const SCORED_ROWS = 256;
+
+/** `tries` in groups, each scored in one run beside the first pass within SCORED_ROWS (a try alone may exceed it). */
+function scoringGroups(firstIds: readonly number[], tries: readonly Candidate[]): Candidate[][] {
+  const rows = (group: readonly Candidate[]) => {
+    const from = Math.min(...group.map((t) => sharedLength(firstIds, t.ids)));
+    return 1 + [firstIds, ...group.map((t) => t.ids)].reduce((n, s) => n + s.length - from, 0);
+  };
+  const groups: Candidate[][] = [];
+  for (const t of tries) {
+    const last = groups[groups.length - 1];
+    if (last && rows([...last, t]) <= SCORED_ROWS) last.push(t);
+    else groups.push([t]);
+  }
+  return groups;
 }
 
 /** Token index of the start of the word before the pass's first unsure word (0 if that is the first word). */
