@@ -93,7 +93,8 @@ export interface PhraseComparison {
  * 4. every proposal or splice is scored by the model without the prompt, and the likeliest once credited
  *    per phrase it gained (and debited per listed phrase it lost) is kept if it beats the first pass; each
  *    place where it differs must pay for the phrases written there (hunks.ts), and a proposal where some
- *    do not is weighed again with only those that do.
+ *    do not is weighed again with only those that do. A cheap screen first (all of them beside the first
+ *    pass in one decoder run) spares the weighing of those that are far from paying.
  * bias_strength is the one knob: it sets the boost and the credit.
  */
 export async function decodeWithPhrases(
