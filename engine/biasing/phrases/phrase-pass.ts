@@ -126,8 +126,9 @@ export async function decodeWithPhrases(
   // every phrase pays for itself where it was written: a credit summed over the candidate would let one
   // true name pay for a false one, or for words it broke elsewhere
   const pays = (t: Candidate, h: Hunk, margin = 0) => h.cost - margin <= credit * (t.share * h.gained.length - h.lost.length);
+  const textOfTry = (t: Candidate) => textOf(vocab, t.ids.map((id) => ({ id })));
   const weigh = async (t: Candidate, whole: boolean): Promise<void> => {
-    const text = textOf(vocab, t.ids.map((id) => ({ id })));
+    const text = textOfTry(t);
     const gained = phrasesGained(firstText, text, candidates);
     if (gained.length === 0) return;
     const lost = phrasesLost(firstText, text, held);
@@ -152,8 +153,8 @@ export async function decodeWithPhrases(
   // The screen: the tries that gain a phrase are scored beside the first pass in one decoder run
   // (scoreTogether: their shared beginning once, and no rows projected before its end), and only a try
   // with a place that pays there within SCREEN_MARGIN is weighed as above, by whole runs of its own.
-  const gaining = tries.filter((t) => phrasesGained(firstText, textOf(vocab, t.ids.map((id) => ({ id }))), candidates).length > 0);
-  for (const group of scoringGroups(firstIds, gaining)) {
+  const gainers = tries.filter((t) => phrasesGained(firstText, textOfTry(t), candidates).length > 0);
+  for (const group of scoringGroups(firstIds, gainers)) {
     opts.checkpoint?.();
     const { from, logprobs } = await model.scoreTogether(encoded, frame, [firstIds, ...group.map((t) => t.ids)]);
     // before the shared beginning's end every sequence is the first pass, whose log-probabilities cancel there
