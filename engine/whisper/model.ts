@@ -164,43 +164,59 @@ export class WhisperModel {
   }
 
   /**
-   * score() of several transcriptions of the window in one teacher-forced run: the beginning they share is
-   * decoded once, and each goes on from there seeing that beginning and its own tokens only (as beams do,
-   * forkedLayout). One run rounds the decoder's activations alike for all of them (the q8 graphs quantize
-   * each run's activations by that run's range), so their log-probabilities compare as a run's would.
-   * Targets before the end of the shared beginning are not scored: each array starts at target `from`.
+   * Chosen targets of several transcriptions of the window (each id, then <|endoftext|>), scored in one
+   * teacher-forced run after the framing of `opts`: the prompt and the sequences are laid out as one prefix
+   * tree (treeLayout), so what they share is decoded once and each token sees its own sequence only, and a
+   * sequence is decoded no further than its last wanted target. Only the rows that predict a wanted target
+   * are projected onto the vocabulary (most of a scoring run's cost): they go last in the run, whose mask
+   * and positions make the order of its tokens free. One run rounds the decoder's activations alike for
+   * all of them (the q8 graphs quantize each run's activations by that run's range), so their
+   * log-probabilities compare as a run's would. Per sequence one entry per target: NaN where not wanted.
    */
-  async scoreTogether(
+  async scoreTargets(
     encoded: EncodedWindow,
     opts: Pick<GenerateOptions, 'language' | 'promptIds'>,
     sequences: readonly (readonly number[])[],
-  ): Promise<{ from: number; logprobs: number[][] }> {
-    const [one] = sequences;
-    if (!one) return { from: 0, logprobs: [] };
-    const from = Math.min(...sequences.map((s) => sharedLength(one, s)));
+    wanted: readonly (readonly number[])[],
+  ): Promise<number[][]> {
     const { prompt } = this.framing(encoded, { ...opts, audioSeconds: 0 });
-    const head = [...prompt, ...one.slice(0, from)];
-    const tails = sequences.map((s) => s.slice(from));
-    const out = await this.decoderForward([...head, ...tails.flat()], null, encoded, {
-      logitsFrom: head.length - 1,
-      layout: forkedLayout(head.length, tails.map((t) => t.length)),
+    const tree = new PrefixTree();
+    const afterPrompt = prompt.reduce((node, id) => tree.child(node, id), -1);
+    // per sequence, the node after each of its first tokens: the one whose row predicts that target
+    const predictors = sequences.map((ids, k) => {
+      const targets = wanted[k] ?? [];
+      if (targets.some((t) => !(Number.isInteger(t) && t >= 0 && t <= ids.length))) throw new RangeError(`scoreTargets(): a target of sequence ${k} is outside 0..${ids.length}`);
+      const at = [afterPrompt];
+      for (let i = 0; i < Math.max(0, ...targets); i++) at.push(tree.child(at[i]!, ids[i]!));
+      return at;
     });
+    const rowNodes = [...new Set(sequences.flatMap((_, k) => (wanted[k] ?? []).map((t) => predictors[k]![t]!)))];
+    const projected = new Set(rowNodes);
+    const order = [...tree.ids.keys()].filter((n) => !projected.has(n)).concat(rowNodes);
+    const out = await this.decoderForward(
+      order.map((n) => tree.ids[n]!),
+      null,
+      encoded,
+      { logitsFrom: order.length - rowNodes.length, layout: treeLayout(tree.parents, order) },
+    );
     out.cache.release();
     try {
       const vocabSize = out.logits.dims[2]!;
       const data = out.logits.data as Float32Array;
-      const logprob = (r: number, target: number) => {
+      const rowOf = new Map(rowNodes.map((n, r) => [n, r]));
+      const normalisers = new Map<number, number>();
+      const logprob = (node: number, target: number) => {
+        const r = rowOf.get(node)!;
         const row = data.subarray(r * vocabSize, (r + 1) * vocabSize);
-        return row[target]! - logSumExp(row, 0, vocabSize);
+        const z = normalisers.get(r) ?? logSumExp(row, 0, vocabSize);
+        normalisers.set(r, z);
+        return row[target]! - z;
       };
-      // row 0 is the shared beginning's last position, which predicts every sequence's target `from`
-      let next = 1;
-      const logprobs = tails.map((tail) => {
-        const rows = [...tail, this.vocab.eot].map((target, k) => logprob(k === 0 ? 0 : next + k - 1, target));
-        next += tail.length;
-        return rows;
+      return sequences.map((ids, k) => {
+        const scores = new Array<number>(ids.length + 1).fill(NaN);
+        for (const t of wanted[k] ?? []) scores[t] = logprob(predictors[k]![t]!, ids[t] ?? this.vocab.eot);
+        return scores;
       });
-      return { from, logprobs };
     } finally {
       out.logits.dispose();
     }
@@ -387,7 +403,7 @@ export interface DecoderRunOptions {
   attentionAt?: readonly number[];
   /** The first position whose logits are computed (default 0). */
   logitsFrom?: number;
-  /** The mask and positions laid out by the caller (beamLayout), instead of a sequence. */
+  /** The mask and positions laid out by the caller (beamLayout, treeLayout), instead of a sequence. */
   layout?: { mask: Float32Array; positions: BigInt64Array };
 }
 
@@ -411,37 +427,46 @@ export function beamLayout(past: number, shared: number, own: readonly (readonly
   return { mask, positions };
 }
 
-/**
- * The self-attention mask and positions of a run over a beginning of `shared` tokens, then one sequence
- * after another of `lengths` tokens, each going on from the beginning: a sequence's tokens see the
- * beginning and their own sequence's tokens up to themselves, at positions shared, shared + 1, ...
- */
-export function forkedLayout(shared: number, lengths: readonly number[]): { mask: Float32Array; positions: BigInt64Array } {
-  const keys = shared + lengths.reduce((a, b) => a + b, 0);
-  const mask = new Float32Array(keys * keys).fill(-1e9);
-  const positions = new BigInt64Array(keys);
-  for (let i = 0; i < shared; i++) {
-    mask.fill(0, i * keys, i * keys + i + 1);
-    positions[i] = BigInt(i);
-  }
-  let start = shared;
-  for (const length of lengths) {
-    for (let j = 0; j < length; j++) {
-      const row = (start + j) * keys;
-      mask.fill(0, row, row + shared);
-      mask.fill(0, row + start, row + start + j + 1);
-      positions[start + j] = BigInt(shared + j);
+/** Token sequences merged where they begin alike: node n holds ids[n] after node parents[n] (-1: none). */
+class PrefixTree {
+  readonly ids: number[] = [];
+  readonly parents: number[] = [];
+  private readonly nodes = new Map<string, number>();
+
+  /** The node holding `id` after `parent`, added if new. */
+  child(parent: number, id: number): number {
+    const key = `${parent}:${id}`;
+    let node = this.nodes.get(key);
+    if (node === undefined) {
+      node = this.ids.length;
+      this.ids.push(id);
+      this.parents.push(parent);
+      this.nodes.set(key, node);
     }
-    start += length;
+    return node;
   }
-  return { mask, positions };
 }
 
-/** How many tokens `a` and `b` share from their start. */
-export function sharedLength(a: readonly number[], b: readonly number[]): number {
-  let n = 0;
-  while (n < a.length && n < b.length && a[n] === b[n]) n++;
-  return n;
+/**
+ * The self-attention mask and positions of one run over the nodes of a prefix tree (`parents[n]` before
+ * n, -1 for a root) in the run's `order`: each node sees itself and the nodes before it on its path, at
+ * its depth, wherever they sit in the run.
+ */
+export function treeLayout(parents: readonly number[], order: readonly number[]): { mask: Float32Array; positions: BigInt64Array } {
+  const keys = order.length;
+  const slot = new Map(order.map((n, i) => [n, i]));
+  const mask = new Float32Array(keys * keys).fill(-1e9);
+  const positions = new BigInt64Array(keys);
+  order.forEach((node, r) => {
+    let depth = 0;
+    for (let n = node; n >= 0; n = parents[n]!, depth++) {
+      const s = slot.get(n);
+      if (s === undefined) throw new RangeError(`treeLayout(): node ${n}, on the path of node ${node}, is not in the run`);
+      mask[r * keys + s] = 0;
+    }
+    positions[r] = BigInt(depth - 1);
+  });
+  return { mask, positions };
 }
 
 /** The self-attention mask and positions of `count` new tokens after `past` cached ones, each seeing all before it. */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { hunks, withHunks } from '../../engine/biasing/phrases/hunks';
+import { hunks, nearPlaces, withHunks } from '../../engine/biasing/phrases/hunks';
 import { WhisperVocabulary } from '../../engine/whisper/tokenizer';
 
 describe('the places where a candidate differs from the first pass (real whisper-tiny tokenizer)', () => {
@@ -65,5 +65,22 @@ describe('the places where a candidate differs from the first pass (real whisper
     expect(textOf(withHunks(first.ids, cand.ids, [hetzner!]))).toBe(' We deploy it on Hetzner and pay Strype today.');
     expect(withHunks(first.ids, cand.ids, [hetzner!, stripe!])).toEqual(cand.ids);
     expect(withHunks(first.ids, cand.ids, [])).toEqual(first.ids);
+  });
+
+  it('names for a screen the targets near the places that gain a phrase, and scored there alone costs them as in full', () => {
+    const first = scored(' pay Stripe for the servers we run on Hasner every month', -0.1);
+    const cand = scored(' pay stripes for the servers we run on Hetzner every month', -0.1);
+    const places = hunks(vocab, first, cand, ['Hetzner'], ['Stripe']);
+    const near = nearPlaces(places, 2, first.ids.length);
+    const hetzner = places[1]!;
+    // the lost "Stripe" gains nothing: only the Hetzner place and two tokens after it
+    expect(near.first).toEqual([...Array(hetzner.first[1] + 2 - hetzner.first[0]).keys()].map((i) => hetzner.first[0] + i));
+    expect(near.candidate).toEqual([...Array(hetzner.candidate[1] + 2 - hetzner.candidate[0]).keys()].map((i) => hetzner.candidate[0] + i));
+    // with every other target counted 0, the place costs what it does in full when nothing further moved
+    const only = (s: typeof first, at: number[]) => ({ ids: s.ids, logprobs: s.logprobs.map((lp, i) => (at.includes(i) ? lp : 0)) });
+    const screened = hunks(vocab, only(first, near.first), only(cand, near.candidate), ['Hetzner'], ['Stripe']);
+    expect(screened[1]!.cost).toBeCloseTo(hetzner.cost, 6);
+    // the tail stops at the window's end
+    expect(Math.max(...nearPlaces(places, 50, first.ids.length).first)).toBe(first.ids.length - 1);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { beamLoop, decodeLoop, endedWithEot, passDraft, passProcessors, passStops } from '../../engine/whisper/generate';
 import { KvCache } from '../../engine/whisper/kv-cache';
-import { beamLayout, forkedLayout, sharedLength } from '../../engine/whisper/model';
+import { beamLayout, treeLayout } from '../../engine/whisper/model';
 import { tinyOnJfk } from './helpers/tiny-on-jfk';
 
 describe('beamLayout', () => {
@@ -16,20 +16,20 @@ describe('beamLayout', () => {
   });
 });
 
-describe('forkedLayout', () => {
-  it('lets each sequence see the shared beginning and its own tokens up to itself, at positions from the beginning on', () => {
-    // a beginning of 2 tokens, then sequences of 2 and 1 tokens
-    const { mask, positions } = forkedLayout(2, [2, 1]);
+describe('treeLayout', () => {
+  it('lets each node see its own path wherever the run holds it, at its depth', () => {
+    // a root 0, its child 1; two branches after 1: [2, 3] and [4]; laid out as 0, 2, 4, 1, 3
+    const { mask, positions } = treeLayout([-1, 0, 1, 2, 1], [0, 2, 4, 1, 3]);
     const keys = 5;
-    const seen = (k: number) => [...mask.subarray(k * keys, (k + 1) * keys)].map((x) => (x === 0 ? 1 : 0));
+    const seen = (r: number) => [...mask.subarray(r * keys, (r + 1) * keys)].map((x) => (x === 0 ? 1 : 0));
     expect(seen(0)).toEqual([1, 0, 0, 0, 0]);
-    expect(seen(1)).toEqual([1, 1, 0, 0, 0]);
-    expect(seen(2)).toEqual([1, 1, 1, 0, 0]);
-    expect(seen(3)).toEqual([1, 1, 1, 1, 0]);
-    expect(seen(4)).toEqual([1, 1, 0, 0, 1]);
-    expect([...positions]).toEqual([0n, 1n, 2n, 3n, 2n]);
-    expect(sharedLength([1, 2, 3], [1, 2, 4, 5])).toBe(2);
-    expect(sharedLength([1, 2], [1, 2, 4])).toBe(2);
+    expect(seen(1)).toEqual([1, 1, 0, 1, 0]);
+    expect(seen(2)).toEqual([1, 0, 1, 1, 0]);
+    expect(seen(3)).toEqual([1, 0, 0, 1, 0]);
+    expect(seen(4)).toEqual([1, 1, 0, 1, 1]);
+    expect([...positions]).toEqual([0n, 2n, 2n, 1n, 3n]);
+    // a node whose parent is not in the run cannot be laid out
+    expect(() => treeLayout([-1, 0], [1])).toThrow(RangeError);
   });
 });
 
@@ -216,26 +216,30 @@ describe('the decoding loop (real whisper-tiny on jfk.flac)', () => {
     expect(beam.attention).toHaveLength(ids.length + (endedWithEot(ids, model.vocab, f) ? 1 : 0));
   });
 
-  it('transcriptions scored together each score as if alone, from the end of their shared beginning', async () => {
+  it('chosen targets of transcriptions scored together score as if each were scored alone', async () => {
     const { model, clip } = loaded;
     const frame = { language: 'en' };
     const a = model.vocab.encode(' And so, my fellow Americans, ask not what your country can do for you.');
     const b = model.vocab.encode(' And so, my fellow Americans, ask not what your county can do for you.');
-    const from = sharedLength(a, b);
-    expect(from).toBeGreaterThan(5);
-    const together = await model.scoreTogether(clip.encoded, frame, [a, b]);
-    expect(together.from).toBe(from);
-    const alone = [await model.score(clip.encoded, frame, a, from), await model.score(clip.encoded, frame, b, from)];
-    // per target, apart from each run's rounding of its activations (at most 0.4 here): a sequence that saw
-    // the other's tokens would be far off
-    for (const k of [0, 1]) {
-      expect(together.logprobs[k]).toHaveLength(alone[k]!.length);
-      together.logprobs[k]!.forEach((lp, i) => expect(Math.abs(lp - alone[k]![i]!), `sequence ${k}, target ${from + i}`).toBeLessThan(1));
+    const change = a.findIndex((id, i) => id !== b[i]);
+    expect(change).toBeGreaterThan(5);
+    const near = [change, change + 1, change + 2];
+    const [first, second] = await model.scoreTargets(clip.encoded, frame, [a, b], [[0, ...near], near]);
+    const alone = [await model.score(clip.encoded, frame, a), await model.score(clip.encoded, frame, b)];
+    // per target, apart from each run's rounding of its activations: a sequence that saw the other's
+    // tokens would be far off; targets not asked for are NaN
+    for (const [k, scores] of [first!, second!].entries()) {
+      expect(scores).toHaveLength((k ? b : a).length + 1);
+      scores.forEach((lp, i) => {
+        if ((k ? near : [0, ...near]).includes(i)) expect(Math.abs(lp - alone[k]![i]!), `sequence ${k}, target ${i}`).toBeLessThan(1);
+        else expect(lp).toBeNaN();
+      });
     }
     // the misheard word costs its sequence, and the same row scored both
-    expect(together.logprobs[1]![0]!).toBeLessThan(together.logprobs[0]![0]! - 1);
+    expect(second![change]!).toBeLessThan(first![change]! - 1);
     // within one run a sequence's scores do not depend on where it sits
-    const twice = await model.scoreTogether(clip.encoded, frame, [a, b, a]);
-    expect(twice.logprobs[2]).toEqual(twice.logprobs[0]);
+    const thrice = await model.scoreTargets(clip.encoded, frame, [a, b, a], [near, near, near]);
+    expect(thrice[2]).toEqual(thrice[0]);
+    await expect(model.scoreTargets(clip.encoded, frame, [a], [[a.length + 1]])).rejects.toThrow(RangeError);
   });
 });

@@ -131,3 +131,27 @@ export function occurrences(text: string, phrase: string): number {
   const p = normalized(phrase);
   return p.trim() ? normalized(text).split(p).length - 1 : 0;
 }
+
+/** Targets of the first pass and of a candidate (token indices) that the costs of some of its places read. */
+export interface NearPlaces {
+  first: number[];
+  candidate: number[];
+}
+
+/**
+ * The targets the costs of the `places` that gain a phrase read, counting at most `tail` unchanged tokens
+ * after each (of the `firstLength` first-pass tokens): a screen that scores only these sees each place's
+ * change and the context it changed nearby, and counts the rest as equal.
+ */
+export function nearPlaces(places: readonly Hunk[], tail: number, firstLength: number): NearPlaces {
+  const near: NearPlaces = { first: [], candidate: [] };
+  const span = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+  places.forEach((h, k) => {
+    if (h.gained.length === 0) return;
+    const next = places[k + 1];
+    const after = Math.max(0, Math.min(h.first[1] + tail, next ? next.first[0] : firstLength) - h.first[1]);
+    near.first.push(...span(h.first[0], h.first[1] + after));
+    near.candidate.push(...span(h.candidate[0], h.candidate[1] + after));
+  });
+  return near;
+}

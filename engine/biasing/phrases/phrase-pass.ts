@@ -1,11 +1,11 @@
 import { isSilence, type DecodeOptions } from '../../decoding/fallback';
-import { sharedLength, type EncodedWindow, type WhisperModel } from '../../whisper/model';
+import type { EncodedWindow, WhisperModel } from '../../whisper/model';
 import { decodeLoop, endedWithEot, passDraft, passProcessors, passStops, repeatsTail, type Generation } from '../../whisper/generate';
 import { PARAM_LIMITS } from '../../../src/api/params';
 import { DEFAULT_BIAS_STRENGTH } from '../../protocol';
 import { createBiasProcessor } from './processor';
 import { MAX_PROMPT_PHRASES, phrasePrompt, promptForPhrases } from './prompt';
-import { hunks, normalized, occurrences, phrasesGained, phrasesLost, withHunks, type Hunk, type ScoredIds } from './hunks';
+import { hunks, nearPlaces, normalized, occurrences, phrasesGained, phrasesLost, withHunks, type Hunk, type NearPlaces, type ScoredIds } from './hunks';
 import { rankPhrases } from './shortlist';
 import { passWords, sameSoundPhrases, splicePhrase, unsureStretches, type PassWords } from './splice';
 
@@ -150,18 +150,23 @@ export async function decodeWithPhrases(
       if (timestampsInOrder(vocab, pruned)) await weigh({ ids: pruned, how: `${t.how}, paying places only`, share: t.share }, false);
     }
   };
-  // The screen: the tries that gain a phrase are scored beside the first pass in one decoder run
-  // (scoreTogether: their shared beginning once, and no rows projected before its end), and only a try
-  // with a place that pays there within SCREEN_MARGIN is weighed as above, by whole runs of its own.
-  const gainers = tries.filter((t) => phrasesGained(firstText, textOfTry(t), candidates).length > 0);
-  for (const group of scoringGroups(firstIds, gainers)) {
+  // The screen: the places where the tries gain a phrase are scored beside the first pass in one decoder
+  // run (scoreTargets: the tokens they share decoded once, only those places and SCREEN_TAIL tokens after
+  // each projected onto the vocabulary), and only a try with a place that pays there within SCREEN_MARGIN
+  // is weighed as above, by whole runs of its own.
+  const gainers = tries.flatMap((t) => {
+    const places = hunks(vocab, unscored(firstIds), unscored(t.ids), candidates, held);
+    return places.some((h) => h.gained.length > 0) ? [{ t, near: nearPlaces(places, SCREEN_TAIL, firstIds.length) }] : [];
+  });
+  for (const group of scoringGroups(gainers)) {
     opts.checkpoint?.();
-    const { from, logprobs } = await model.scoreTogether(encoded, frame, [firstIds, ...group.map((t) => t.ids)]);
-    // before the shared beginning's end every sequence is the first pass, whose log-probabilities cancel there
-    const before = first.tokens.slice(0, from).map((t) => t.logprob);
-    const [own, ...screened] = logprobs.map((l) => [...before, ...l]);
-    for (const [i, t] of group.entries()) {
-      const places = hunks(vocab, { ids: firstIds, logprobs: own! }, { ids: t.ids, logprobs: screened[i]! }, candidates, held);
+    const union = [...new Set(group.flatMap((g) => g.near.first))];
+    const [own, ...screened] = await model.scoreTargets(encoded, frame, [firstIds, ...group.map((g) => g.t.ids)], [union, ...group.map((g) => g.near.candidate)]);
+    for (const [i, { t, near }] of group.entries()) {
+      // each try's places read the first pass's targets near its own places only: elsewhere both count 0
+      const mine = new Set(near.first);
+      const firstHere = own!.map((lp, k) => (mine.has(k) ? lp : 0));
+      const places = hunks(vocab, { ids: firstIds, logprobs: firstHere }, { ids: t.ids, logprobs: screened[i]!.map((lp) => lp || 0) }, candidates, held);
       if (places.some((h) => h.gained.length > 0 && pays(t, h, SCREEN_MARGIN))) await weigh(t, true);
     }
   }
@@ -226,26 +231,32 @@ async function proposal(
 }
 
 /**
- * How far past its credit a place may cost in the screen (scored beside the first pass in one run) and
- * still be weighed by runs of its own, which round the decoder's activations differently. Over the 464
- * tries weighed on the development bias sets, no try the weighing kept would have been screened out with
- * a margin of 3 or more (1 at 1 to 2 nats); twice that (bench/bias-set/README.md, "A screen before the weighing").
+ * How far past its credit a place may cost in the screen and still be weighed by runs of its own, which
+ * round the decoder's activations differently and count the whole tail. Over the 464 tries weighed on the
+ * development bias sets, a place cost at most 3.1 nats more in the screen at the 99th percentile (8.0 at
+ * most), and no try with a place that paid in whole runs would have been screened out with a margin of 1
+ * or more (bench/bias-set/README.md, "A screen before the weighing").
  */
 const SCREEN_MARGIN = 6;
 
 /**
+ * Unchanged tokens after a place that the screen scores; the rest of the context a change gave another
+ * start counts as equal there (the weighing counts it). On the development bias sets (467 places) what
+ * lies past 4 tokens would have charged a place more by 1.4 nats at the 1st percentile, 5.5 at most,
+ * while the first 4 carry most of what a change does to its context (bench/bias-set/README.md).
+ */
+const SCREEN_TAIL = 4;
+
+/**
  * Rows a scoring run projects onto the vocabulary at most (about 50 MB of logits with Whisper's 51,865
- * tokens), about what one run over a whole window's tokens did: tries are scored in groups within it.
+ * tokens), about what one run over a whole window's tokens did: tries are screened in groups within it.
  */
 const SCORED_ROWS = 256;
 
-/** `tries` in groups, each scored in one run beside the first pass within SCORED_ROWS (a try alone may exceed it). */
-function scoringGroups(firstIds: readonly number[], tries: readonly Candidate[]): Candidate[][] {
-  const rows = (group: readonly Candidate[]) => {
-    const from = Math.min(...group.map((t) => sharedLength(firstIds, t.ids)));
-    return 1 + [firstIds, ...group.map((t) => t.ids)].reduce((n, s) => n + s.length - from, 0);
-  };
-  const groups: Candidate[][] = [];
+/** The tries to screen in groups, each scored in one run within SCORED_ROWS (a try alone may exceed it). */
+function scoringGroups<T extends { near: NearPlaces }>(tries: readonly T[]): T[][] {
+  const rows = (group: readonly T[]) => new Set(group.flatMap((g) => g.near.first)).size + group.reduce((n, g) => n + g.near.candidate.length, 0);
+  const groups: T[][] = [];
   for (const t of tries) {
     const last = groups[groups.length - 1];
     if (last && rows([...last, t]) <= SCORED_ROWS) last.push(t);
@@ -353,6 +364,9 @@ export function recites(vocab: WhisperModel['vocab'], phrases: readonly string[]
 }
 
 const ids = (tokens: readonly { id: number }[]) => tokens.map((t) => t.id);
+
+/** `ids` with log-probabilities of 0: where hunks() finds places without weighing them. */
+const unscored = (ids: readonly number[]): ScoredIds => ({ ids, logprobs: ids.map(() => 0) });
 
 const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
 
