@@ -191,6 +191,7 @@ export class WhisperModel {
       return at;
     });
     const rowNodes = [...new Set(sequences.flatMap((_, k) => (wanted[k] ?? []).map((t) => predictors[k]![t]!)))];
+    if (rowNodes.length === 0) return sequences.map((ids) => new Array<number>(ids.length + 1).fill(NaN));
     const projected = new Set(rowNodes);
     const order = [...tree.ids.keys()].filter((n) => !projected.has(n)).concat(rowNodes);
     const out = await this.decoderForward(

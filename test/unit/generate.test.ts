@@ -241,5 +241,7 @@ describe('the decoding loop (real whisper-tiny on jfk.flac)', () => {
     const thrice = await model.scoreTargets(clip.encoded, frame, [a, b, a], [near, near, near]);
     expect(thrice[2]).toEqual(thrice[0]);
     await expect(model.scoreTargets(clip.encoded, frame, [a], [[a.length + 1]])).rejects.toThrow(RangeError);
+    // nothing wanted: no run, every target NaN
+    expect((await model.scoreTargets(clip.encoded, frame, [a], [[]]))[0]!.every(Number.isNaN)).toBe(true);
   });
 });

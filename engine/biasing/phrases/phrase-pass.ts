@@ -235,7 +235,7 @@ async function proposal(
  * round the decoder's activations differently and count the whole tail. Over the 464 tries weighed on the
  * development bias sets, a place cost at most 3.1 nats more in the screen at the 99th percentile (8.0 at
  * most), and no try with a place that paid in whole runs would have been screened out with a margin of 1
- * or more (bench/bias-set/README.md, "A screen before the weighing").
+ * or more (bench/bias-set/README.md, "The screen scores only the places").
  */
 const SCREEN_MARGIN = 6;
 
@@ -243,7 +243,7 @@ const SCREEN_MARGIN = 6;
  * Unchanged tokens after a place that the screen scores; the rest of the context a change gave another
  * start counts as equal there (the weighing counts it). On the development bias sets (467 places) what
  * lies past 4 tokens would have charged a place more by 1.4 nats at the 1st percentile, 5.5 at most,
- * while the first 4 carry most of what a change does to its context (bench/bias-set/README.md).
+ * while the first 4 carry most of what a change does to its context (bench/bias-set/README.md, the same section).
  */
 const SCREEN_TAIL = 4;
 
