@@ -83,19 +83,20 @@ export interface PhraseComparison {
 }
 
 /**
- * Phrase biasing as one second look at a window decoded without it (`first`):
+ * Phrase biasing as one second look at a window decoded without it (`first`), in five steps:
  * 1. a phrase may be missing only where the pass was unsure of its words, or wrote a listed name as
  *    words that sound the same ("play right"); the phrases that sound most like those words are the
  *    candidates, and a window with none is final;
  * 2. the window is decoded once more with the candidates as Whisper's previous-text prompt and a trie
  *    that boosts tokens extending one (an abandoned partial match gives its boost back): the proposal;
- * 3. each candidate is also written over the words that sound most like it: the splices;
- * 4. every proposal or splice is scored by the model without the prompt, and the likeliest once credited
- *    per phrase it gained (and debited per listed phrase it lost) is kept if it beats the first pass; each
- *    place where it differs must pay for the phrases written there (hunks.ts), and a proposal where some
- *    do not is weighed again with only those that do. A cheap screen first (all of them beside the first
- *    pass in one decoder run) spares the weighing of those that are far from paying.
- * bias_strength is the one knob: it sets the boost and the credit.
+ *    and each candidate is written over the words that sound most like it: the splices;
+ * 3. a screen scores the places where these tries gain a phrase beside the first pass in one decoder run,
+ *    and drops the tries with no place near paying;
+ * 4. the rest are scored by the model without the prompt, and the likeliest once credited per phrase it
+ *    gained (and debited per listed phrase it lost) is kept if it beats the first pass; each place where
+ *    it differs must pay for the phrases written there (hunks.ts), and a proposal where some do not is
+ *    weighed again with only those that do;
+ * 5. bias_strength is the one knob: it sets the boost and the credit.
  */
 export async function decodeWithPhrases(
   model: WhisperModel,
