@@ -6,7 +6,7 @@ import { shapeTranscript, type Transcript } from './api/transcript';
 import { decodeAudioTo, DecodeRestart, TARGET_RATE } from './audio/index';
 import { PcmStream } from './audio/pcm-sink';
 import { checkAudioLength, checkMaxAudioSeconds, DEFAULT_MAX_AUDIO_SECONDS } from './audio/limit';
-import type { BackendChoice, Decoding, EncoderWindow, EngineConfig, EngineRequest, ModelName, ProgressEvent, SegmentationModelConfig } from '../engine/protocol';
+import { defaultDecoding, type BackendChoice, type Decoding, type EncoderWindow, type EngineConfig, type EngineRequest, type ModelName, type ProgressEvent, type SegmentationModelConfig } from '../engine/protocol';
 import { getPhrasesForBiasing } from './store/custom-models';
 import type { Engine, LoadedInfo } from '../engine/pipeline';
 
@@ -358,15 +358,9 @@ function autoLanguages(languages: readonly string[] | undefined): string[] | nul
   return codes;
 }
 
-/**
- * 'auto': beams for whisper-base, the default model (fewer errors on ../shared/dev/en, about twice the
- * peer's throughput on short clips still); greedy for whisper-tiny, the speed tier (beams: 6.5% fewer
- * errors on dev/en for 1.2x the time, which would cost it its 2x lead on long recordings), and for
- * whisper-small (beams: one word of 1,746 on dev/en for 1.31x the time). README: Decoding.
- */
+/** 'auto' is the engine's choice per model (defaultDecoding). */
 function resolveDecoding(choice: Decoding | 'auto', model: ModelName): Decoding {
-  if (choice !== 'auto') return choice;
-  return model === 'whisper-base' ? 'accurate' : 'fast';
+  return choice === 'auto' ? defaultDecoding(model) : choice;
 }
 
 export function createTranscriber(config: TranscriberConfig = {}): Transcriber {

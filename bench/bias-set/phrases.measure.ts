@@ -29,7 +29,7 @@ import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
 import { madeUpPhrases } from './phrase-list';
 import { log } from './progress-log';
 import { startNodeEngine } from '../lib/node-engine';
-import type { Decoding, ModelName } from '../../engine/protocol';
+import { defaultDecoding, type Decoding, type ModelName } from '../../engine/protocol';
 
 interface Clip {
   file: string;
@@ -57,8 +57,8 @@ function realSpeechSet(half: string | undefined): { dir: string; clips: Clip[]; 
   return { dir: dirname(EVAL_DIR), clips, phrases: set.clips.flatMap((c) => c.terms.map((t) => t.term)) };
 }
 
-/** The unbiased pass's decoding: the engine's default per model (src/transcriber.ts resolveDecoding) unless DECODING says. */
-const firstPassDecoding = (model: string) => (process.env.DECODING ?? (model === 'whisper-base' ? 'accurate' : 'fast')) as Decoding;
+/** The unbiased pass's decoding: the engine's default per model (defaultDecoding) unless DECODING says. */
+const firstPassDecoding = (model: ModelName) => (process.env.DECODING as Decoding | undefined) ?? defaultDecoding(model);
 
 it('phrase biasing: recall, WER, false insertions', async () => {
   const real = process.env.SET === 'real' ? realSpeechSet(process.env.HALF) : null;

@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import { it } from 'vitest';
 import { EVAL_DIR } from '../../config/paths';
-import { DEFAULT_BIAS_STRENGTH, type ModelName } from '../../engine/protocol';
+import { DEFAULT_BIAS_STRENGTH, defaultDecoding, type ModelName } from '../../engine/protocol';
 import { startNodeEngine } from '../lib/node-engine';
 import { readAudio } from './node-model';
 import { madeUpPhrases } from './phrase-list';
@@ -29,7 +29,7 @@ it('whole requests: biased against strength 0 with the same list', async () => {
     '10,000 phrases': { phrases: many, biasStrength: DEFAULT_BIAS_STRENGTH },
   };
   const engine = await startNodeEngine(modelName);
-  const config = { encoderWindow: 'fit' as const, decoding: modelName === 'whisper-base' ? ('accurate' as const) : ('fast' as const) };
+  const config = { encoderWindow: 'fit' as const, decoding: defaultDecoding(modelName) };
   const totals = new Map(Object.keys(conditions).map((k) => [k, 0]));
   let seconds = 0;
   try {
