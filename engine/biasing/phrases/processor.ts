@@ -34,16 +34,12 @@ export function createBiasProcessor(vocab: BiasVocabulary, phrases: readonly str
   return new TrieBiasProcessor(vocab, cachedTrie(vocab, boost > 0 ? phrases : []), boost);
 }
 
-/**
- * Tokenizing 10,000 phrases in four to six spellings takes seconds, so the last few phrase lists'
- * tries are kept: a custom model's requests reuse its trie (bias strength is applied per processor).
- */
-const TRIE_CACHE_SIZE = 4;
+/** The recent lists' tries, per vocabulary: a custom model's requests reuse its trie (bias strength is applied per processor). */
 const trieCaches = new WeakMap<BiasVocabulary, ReturnType<typeof recentLists<TokenTrie>>>();
 
 function cachedTrie(vocab: BiasVocabulary, phrases: readonly string[]): TokenTrie {
   let tries = trieCaches.get(vocab);
-  if (!tries) trieCaches.set(vocab, (tries = recentLists<TokenTrie>(TRIE_CACHE_SIZE)));
+  if (!tries) trieCaches.set(vocab, (tries = recentLists<TokenTrie>()));
   return tries(phrases, () => buildPhraseTrie(vocab, phrases));
 }
 

@@ -36,7 +36,7 @@ interface KeyedPhrase {
 const keyedPhrase = (phrase: string): KeyedPhrase => ({ phrase, key: soundKey(phrase), words: phrase.trim().split(/\s+/).length });
 
 /** Keys of the last few phrase lists: a 10,000-phrase custom model is keyed once per worker. */
-const keyedLists = recentLists<KeyedPhrase[]>(4);
+const keyedLists = recentLists<KeyedPhrase[]>();
 
 function keyed(phrases: readonly string[]): KeyedPhrase[] {
   return keyedLists(phrases, () => phrases.map(keyedPhrase).filter((p) => p.key.length > 0));
@@ -48,7 +48,7 @@ export interface KeyIndex {
   longest: number;
 }
 
-const keyIndexes = recentLists<KeyIndex>(4);
+const keyIndexes = recentLists<KeyIndex>();
 
 export function phrasesByKey(phrases: readonly string[]): KeyIndex {
   return keyIndexes(phrases, () => {
@@ -92,11 +92,24 @@ export function spelledLetters(keys: readonly string[]): boolean[] {
  */
 export function soundMatch(phrase: string, wordKeys: readonly string[], spelled: readonly boolean[]): SoundMatch {
   const p = keyedPhrase(phrase);
-  return bestRun(p, wordRuns(wordKeys, spelled, p.words + 2, reach(p)));
+  return bestRun(p, wordRuns(wordKeys, spelled, span(p), reach(p)));
 }
 
+/**
+ * How far the runs of words matched against a phrase may reach beyond it: SPAN_EXTRA_WORDS words more
+ * than it has, and REACH_PER_LETTER letters of sound key per letter of its own plus REACH_LETTERS
+ * (a name heard as several short words spells out longer). Bounds on the search, set by hand with the
+ * shortlist's first form (c4be208), not tuned on a measure.
+ */
+const SPAN_EXTRA_WORDS = 2;
+const REACH_PER_LETTER = 1.6;
+const REACH_LETTERS = 2;
+
+/** The most words a run matched against `p` may hold (a spelled word counting as one). */
+const span = (p: KeyedPhrase) => p.words + SPAN_EXTRA_WORDS;
+
 /** The longest run of words a phrase is matched against, in letters of sound key. */
-const reach = (p: KeyedPhrase) => p.key.length * 1.6 + 2;
+const reach = (p: KeyedPhrase) => p.key.length * REACH_PER_LETTER + REACH_LETTERS;
 
 /** A run of words: words [start, end), how many (a spelled word counting as one) and their keys run together. */
 interface WordRun {
@@ -127,15 +140,15 @@ function wordRuns(words: readonly string[], spelled: readonly boolean[] | null, 
 }
 
 /**
- * The run that sounds most like `p`, of those within its word count + 2 and its reach; the first of
+ * The run that sounds most like `p`, of those within its span and its reach; the first of
  * equally alike runs wins. A run that could not be at least `floor` alike is not measured (the result
  * is then exact only if it is that alike).
  */
 function bestRun(p: KeyedPhrase, runs: readonly WordRun[], floor = 0): SoundMatch {
   const best: SoundMatch = { sim: 0, start: 0, end: 0 };
-  const longest = reach(p);
+  const [most, longest] = [span(p), reach(p)];
   for (const run of runs) {
-    if (run.words > p.words + 2 || run.key.length > longest) continue;
+    if (run.words > most || run.key.length > longest) continue;
     const longer = Math.max(p.key.length, run.key.length);
     // keys are at least their difference in length apart
     const bound = 1 - Math.abs(p.key.length - run.key.length) / longer;
@@ -187,17 +200,17 @@ class RunsByLength {
     }
   }
 
-  /** How alike `p` sounds to its likeliest run of at most its word count + 2 (as bestRun), exact if at least `floor`. */
+  /** How alike `p` sounds to its likeliest run within its span and reach (as bestRun), exact if at least `floor`. */
   best(p: KeyedPhrase, floor: number): number {
     let best = 0;
-    const longest = reach(p);
+    const [most, longest] = [span(p), reach(p)];
     const counts = (p.counts ??= letterCounts(p.key));
     for (const { length, bound } of this.order(p.key.length)) {
       if (bound < floor || bound <= best) break;
       if (length > longest) continue;
       const longer = Math.max(p.key.length, length);
       for (const run of this.byLength.get(length)!) {
-        if (run.words > p.words + 2) continue;
+        if (run.words > most) continue;
         // each letter one key holds more often than the other takes an edit
         let extra = 0;
         for (let c = 0; c < counts.letters.length; c++) extra += Math.max(0, counts.counts[c]! - run.counts[counts.letters[c]!]!);
@@ -235,7 +248,7 @@ export function rankPhrases(text: string, phrases: readonly string[], minSim = 0
     wordRuns(
       text.split(/\s+/).map(soundKey),
       null,
-      list.reduce((most, p) => Math.max(most, p.words + 2), 0),
+      list.reduce((most, p) => Math.max(most, span(p)), 0),
       list.reduce((most, p) => Math.max(most, reach(p)), 0),
     ),
   );
