@@ -88,13 +88,4 @@ describe('splicing a phrase into a pass (real whisper-tiny tokenizer)', () => {
     // alike is not the same: "Graith and" is for the unsure-word splices to weigh
     expect(sameSoundPhrases(vocab, passWords(vocab, pass(' Every dashboard moved into Graith and.')), list)).toEqual([]);
   });
-
-  it('writes a phrase over a word spelled out letter by letter, the letters counting as one word', () => {
-    const heard = passWords(vocab, pass(' K R Z Y S C T O F presented the music.', -1.5));
-    const splice = splicePhrase(vocab, heard, 'Krzysztof', 0.55)!;
-    expect(splice.replaced).toBe('K R Z Y S C T O F');
-    expect(textOf(splice.ids)).toBe(' Krzysztof presented the music.');
-    // one letter off is not the same sound: only a splice, which the model must then score
-    expect(sameSoundPhrases(vocab, heard, ['Krzysztof'])).toEqual([]);
-  });
 });

@@ -69,30 +69,14 @@ export interface SoundMatch {
   end: number;
 }
 
-/** This many one-character words in a row or more are a word spelled out: "K R Z Y S C T O F". */
-const SPELLED_RUN = 4;
-
-/** Per word key, whether it is a letter (or digit) of a word spelled out (see SPELLED_RUN). */
-export function spelledLetters(keys: readonly string[]): boolean[] {
-  const spelled = keys.map(() => false);
-  for (let i = 0; i < keys.length; ) {
-    let j = i;
-    while (j < keys.length && keys[j]!.length === 1) j++;
-    if (j - i >= SPELLED_RUN) spelled.fill(true, i, j);
-    i = Math.max(j, i + 1);
-  }
-  return spelled;
-}
-
 /**
- * The run of `wordKeys` (soundKey of each word) that sounds most like `phrase`. Runs of up to the
- * phrase's word count + 2 are tried, since an unbiased pass splits rare names ("Siobhan Nguyen" →
- * "Shabon NGU IDN"), a word spelled out letter by letter (`spelled`, spelledLetters of the keys) counting
- * as one; the first of equally alike runs wins.
+ * The run of `wordKeys` (soundKey of each word) that sounds most like `phrase`. Runs of more words than
+ * the phrase has are tried (its span), since an unbiased pass splits rare names ("Siobhan Nguyen" →
+ * "Shabon NGU IDN"); the first of equally alike runs wins.
  */
-export function soundMatch(phrase: string, wordKeys: readonly string[], spelled: readonly boolean[]): SoundMatch {
+export function soundMatch(phrase: string, wordKeys: readonly string[]): SoundMatch {
   const p = keyedPhrase(phrase);
-  return bestRun(p, wordRuns(wordKeys, spelled, span(p), reach(p)));
+  return bestRun(p, wordRuns(wordKeys, span(p), reach(p)));
 }
 
 /**
@@ -105,13 +89,13 @@ const SPAN_EXTRA_WORDS = 2;
 const REACH_PER_LETTER = 1.6;
 const REACH_LETTERS = 2;
 
-/** The most words a run matched against `p` may hold (a spelled word counting as one). */
+/** The most words a run matched against `p` may hold. */
 const span = (p: KeyedPhrase) => p.words + SPAN_EXTRA_WORDS;
 
 /** The longest run of words a phrase is matched against, in letters of sound key. */
 const reach = (p: KeyedPhrase) => p.key.length * REACH_PER_LETTER + REACH_LETTERS;
 
-/** A run of words: words [start, end), how many (a spelled word counting as one) and their keys run together. */
+/** A run of words: words [start, end), how many, and their keys run together. */
 interface WordRun {
   start: number;
   end: number;
@@ -120,20 +104,18 @@ interface WordRun {
 }
 
 /**
- * Every run of up to `maxWords` words and `maxLength` letters, by start and then end; without `spelled`,
- * each spelled letter counts as a word. A word with no letters or digits (a gap between the stretches
- * searched) ends every run. Built once per window and matched against every phrase of a list.
+ * Every run of up to `maxWords` words and `maxLength` letters, by start and then end. A word with no
+ * letters or digits (a gap between the stretches searched) ends every run. Built once per window and
+ * matched against every phrase of a list.
  */
-function wordRuns(words: readonly string[], spelled: readonly boolean[] | null, maxWords: number, maxLength: number): WordRun[] {
+function wordRuns(words: readonly string[], maxWords: number, maxLength: number): WordRun[] {
   const runs: WordRun[] = [];
   for (let i = 0; i < words.length; i++) {
     let key = '';
-    let count = 0;
     for (let j = i; j < words.length && words[j]; j++) {
-      if (!(j > i && spelled?.[j] && spelled[j - 1])) count++;
       key += words[j];
-      if (count > maxWords || key.length > maxLength) break;
-      runs.push({ start: i, end: j + 1, words: count, key });
+      if (j - i + 1 > maxWords || key.length > maxLength) break;
+      runs.push({ start: i, end: j + 1, words: j - i + 1, key });
     }
   }
   return runs;
@@ -238,16 +220,13 @@ class RunsByLength {
 /**
  * The phrases ordered by how much they sound like something in `text` (an unbiased transcription of
  * the same audio, or stretches of it with "|" between them), best first; ties keep list order; the
- * first `limit` of them. Those less alike than `minSim` are left out. Spelled letters count a word each
- * here: every phrase of a 10,000-phrase list is matched, and a window of 200 letters took 10 s, not 1 s,
- * with a spelled word as one (a spelled name is found by splice.ts sameSoundPhrases instead).
+ * first `limit` of them. Those less alike than `minSim` are left out.
  */
 export function rankPhrases(text: string, phrases: readonly string[], minSim = 0, limit = Infinity): string[] {
   const list = keyed(phrases);
   const runs = new RunsByLength(
     wordRuns(
       text.split(/\s+/).map(soundKey),
-      null,
       list.reduce((most, p) => Math.max(most, span(p)), 0),
       list.reduce((most, p) => Math.max(most, reach(p)), 0),
     ),

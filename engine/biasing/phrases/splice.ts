@@ -1,6 +1,6 @@
 import type { GeneratedToken } from '../../whisper/generate';
 import { passWordPlaces } from '../../postprocess/words';
-import { phrasesByKey, soundKey, soundMatch, spelledLetters, type SoundMatch } from './shortlist';
+import { phrasesByKey, soundKey, soundMatch, type SoundMatch } from './shortlist';
 import type { BiasVocabulary } from './trie';
 
 export interface SpliceVocabulary extends BiasVocabulary {
@@ -31,8 +31,6 @@ export interface PassWords {
   sureness: number[];
   /** soundKey of each word. */
   keys: string[];
-  /** Per word, whether it is a letter of a word spelled out (shortlist.ts spelledLetters). */
-  spelled: boolean[];
 }
 
 export function passWords(vocab: SpliceVocabulary, tokens: readonly GeneratedToken[]): PassWords {
@@ -40,7 +38,7 @@ export function passWords(vocab: SpliceVocabulary, tokens: readonly GeneratedTok
   const keys = words.map((w) => soundKey(w.text));
   const names = words.map((w) => piecedName(vocab, tokens, w));
   const sureness = words.map((_, i) => runLogprob({ tokens, words, names }, i, i + 1));
-  return { tokens, words, names, sureness, keys, spelled: spelledLetters(keys) };
+  return { tokens, words, names, sureness, keys };
 }
 
 /**
@@ -84,7 +82,7 @@ export interface Splice {
  */
 export function splicePhrase(vocab: SpliceVocabulary, pass: PassWords, phrase: string, minSim: number): Splice | null {
   const { tokens, words } = pass;
-  const match = soundMatch(phrase, pass.keys, pass.spelled);
+  const match = soundMatch(phrase, pass.keys);
   if (match.sim < minSim || match.end === 0) return null;
   const start = words[match.start]!.start;
   const end = words[match.end - 1]!.end;
