@@ -82,8 +82,8 @@ export function soundMatch(phrase: string, wordKeys: readonly string[]): SoundMa
 /**
  * How far the runs of words matched against a phrase may reach beyond it: SPAN_EXTRA_WORDS words more
  * than it has, and REACH_PER_LETTER letters of sound key per letter of its own plus REACH_LETTERS
- * (a name heard as several short words spells out longer). Bounds on the search, set by hand with the
- * shortlist's first form (c4be208), not tuned on a measure.
+ * (a name heard as several short words spells out longer). Bounds on the search; what other values did
+ * on the bias sets is in bench/bias-set/README.md's tuning table.
  */
 const SPAN_EXTRA_WORDS = 2;
 const REACH_PER_LETTER = 1.6;
