@@ -20,6 +20,7 @@ import { it } from 'vitest';
 import { dirname } from 'node:path';
 import { EVAL_DIR } from '../../config/paths';
 import { decodeWindow } from '../../engine/decoding/fallback';
+import { BEAMS } from '../../engine/decoding/steering';
 import { biasPlan, decodeWithPhrases } from '../../engine/biasing/phrases/phrase-pass';
 import { occurrences } from '../../engine/biasing/phrases/hunks';
 import { createScorer, errorRate, type ClipErrors } from '../score/error-rate';
@@ -29,7 +30,7 @@ import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
 import { madeUpPhrases } from './phrase-list';
 import { log } from './progress-log';
 import { startNodeEngine } from '../lib/node-engine';
-import { defaultDecoding, type Decoding, type ModelName } from '../../engine/protocol';
+import { defaultDecoding, SAMPLE_RATE, type Decoding, type ModelName } from '../../engine/protocol';
 
 interface Clip {
   file: string;
@@ -75,7 +76,7 @@ it('phrase biasing: recall, WER, false insertions', async () => {
   const unrelated: Clip[] = process.env.EN !== '0' ? unrelatedRecordings(only).filter((c) => !held.has(join('..', 'eval', c.eval_path))) : [];
   const modelName = (process.env.MODEL ?? 'whisper-tiny') as ModelName;
   const decoding = firstPassDecoding(modelName);
-  const beams = decoding === 'accurate' ? 5 : 1;
+  const beams = BEAMS[decoding];
   // one of the two: the worker's whole Engine, or the model alone for the one-window mode
   const engine = process.env.ENGINE === '1' ? await startNodeEngine(modelName) : null;
   const model = engine ? null : await loadNodeWhisper(modelName);
@@ -114,7 +115,7 @@ it('phrase biasing: recall, WER, false insertions', async () => {
         const t0 = performance.now();
         const result = await engine.transcribe(audio, { encoderWindow: 'fit', decoding }, { phrases, biasStrength: strength });
         const text = result.segments.map((seg) => seg.text.trim()).join(' ');
-        score(stats.get(cond)!, clip, audio.length / 16_000, clip.text, text, null, (performance.now() - t0) / 1000);
+        score(stats.get(cond)!, clip, audio.length / SAMPLE_RATE, clip.text, text, null, (performance.now() - t0) / 1000);
         line.push(`${cond}: ${text}`);
       }
       log(`${clip.file}\n  ${line.join('\n  ')}`);
@@ -145,7 +146,7 @@ it('phrase biasing: recall, WER, false insertions', async () => {
           })
         : first;
       const text = textOf(gen);
-      const seconds = audio.length / 16_000;
+      const seconds = audio.length / SAMPLE_RATE;
       score(stats.get(cond)!, clip, heardSeconds(seconds), windowReference(clip.text, seconds), text, textOf(first), firstSeconds + (performance.now() - t0) / 1000);
       line.push(`${cond}: ${text}${compared}`);
     }

@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import { it } from 'vitest';
 import { EVAL_DIR } from '../../config/paths';
-import { DEFAULT_BIAS_STRENGTH, defaultDecoding, type ModelName } from '../../engine/protocol';
+import { DEFAULT_BIAS_STRENGTH, defaultDecoding, SAMPLE_RATE, type ModelName } from '../../engine/protocol';
 import { startNodeEngine } from '../lib/node-engine';
 import { readAudio } from './node-model';
 import { madeUpPhrases } from './phrase-list';
@@ -35,7 +35,7 @@ it('whole requests: biased against strength 0 with the same list', async () => {
   try {
     for (const file of files) {
       const audio = readAudio(join(EVAL_DIR, file));
-      seconds += (audio.length / 16_000) * reps;
+      seconds += (audio.length / SAMPLE_RATE) * reps;
       for (const request of Object.values(conditions)) await engine.transcribe(audio, config, request);
       for (let r = 0; r < reps; r++) {
         const names = Object.keys(conditions);

@@ -14,8 +14,9 @@ import { join } from 'node:path';
 import { it } from 'vitest';
 import { EVAL_DIR } from '../../config/paths';
 import { biasPlan, decodeWithPhrases } from '../../engine/biasing/phrases/phrase-pass';
-import { DEFAULT_BIAS_STRENGTH, defaultDecoding, type ModelName } from '../../engine/protocol';
+import { DEFAULT_BIAS_STRENGTH, defaultDecoding, type Decoding, type ModelName } from '../../engine/protocol';
 import { decodeWindow } from '../../engine/decoding/fallback';
+import { BEAMS } from '../../engine/decoding/steering';
 import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
 import { madeUpPhrases } from './phrase-list';
 
@@ -23,7 +24,7 @@ it('decoding cost with 10,000 phrases', async () => {
   const modelName = process.env.MODEL ?? 'whisper-tiny';
   const model = await loadNodeWhisper(modelName);
   const plan = biasPlan(DEFAULT_BIAS_STRENGTH)!;
-  const beams = (process.env.DECODING ?? defaultDecoding(modelName as ModelName)) === 'accurate' ? 5 : 1;
+  const beams = BEAMS[(process.env.DECODING as Decoding | undefined) ?? defaultDecoding(modelName as ModelName)];
   const biased = (encoded: Parameters<typeof decodeWithPhrases>[1], opts: Parameters<typeof decodeWithPhrases>[2], first: Parameters<typeof decodeWithPhrases>[3], phrases: string[]) =>
     decodeWithPhrases(model, encoded, opts, first, phrases, plan);
   const many = ['ComfyUI', ...madeUpPhrases(9_999)];

@@ -19,7 +19,7 @@ export interface Steering {
 }
 
 /** Hypotheses of the first pass at temperature 0 per decoding mode (beam_size 5: OpenAI's default). */
-const BEAMS: Record<Decoding, number> = { fast: 1, accurate: 5 };
+export const BEAMS: Record<Decoding, number> = { fast: 1, accurate: 5 };
 
 export function steeringFor(whisper: WhisperModel, request: EngineRequest, decoding: Decoding = 'fast'): Steering {
   const plan = request.phrases.length > 0 ? biasPlan(request.biasStrength) : null;
