@@ -165,7 +165,7 @@ function readInt64s(fields: Field[], num: number): number[] {
 
 const MODEL = { opsetImport: 8, graph: 7 } as const;
 const OPSET = { domain: 1, version: 2 } as const;
-export const GRAPH = { node: 1, initializer: 5, input: 11, output: 12, valueInfo: 13 } as const;
+export const GRAPH = { node: 1, name: 2, initializer: 5, input: 11, output: 12, valueInfo: 13 } as const;
 export const NODE = { input: 1, output: 2, name: 3, opType: 4, attribute: 5, domain: 7 } as const;
 export const ATTRIBUTE = { name: 1, i: 3, t: 5, g: 6, ints: 8, graphs: 11, type: 20 } as const;
 const ATTRIBUTE_TYPE_INT = 2;

@@ -1,5 +1,6 @@
 import type * as Ort from 'onnxruntime-web';
 import { SAMPLE_RATE } from '../protocol';
+import { FRAMES, PROBABILITIES, STATE_OUT, scanOverFrames, sileroNames, type SileroNames } from './frame-scan';
 import { VadLevel, type LevelOptions } from './level';
 
 type OrtModule = typeof Ort;
@@ -8,45 +9,36 @@ type OrtModule = typeof Ort;
 export const VAD_FRAME_SAMPLES = 512;
 /** v5 sees the last 64 samples of the previous frame in front of each new frame. */
 const CONTEXT_SAMPLES = 64;
+/** One frame's input row: the context, then the frame. */
+const ROW_SAMPLES = CONTEXT_SAMPLES + VAD_FRAME_SAMPLES;
 const STATE_SIZE = 2 * 1 * 128;
-/** Report progress (and check for cancellation through it) about once per second of audio. */
-const PROGRESS_EVERY_FRAMES = 32;
+/**
+ * Frames per session run (frame-scan.ts), and how often progress is reported and cancellation checked:
+ * about once per second of audio.
+ */
+const FRAMES_PER_RUN = 32;
 
 /**
- * Silero VAD v5 over a whole recording: one speech probability per 512-sample frame.
+ * Silero VAD v5 over a whole recording: one speech probability per 512-sample frame, FRAMES_PER_RUN
+ * frames to a session run (the model's graph scanned over them, frame-scan.ts).
  * Not reentrant: one `probabilities` call at a time per instance (the recurrent state is shared).
  */
 export class SileroVad {
-  private readonly session: Ort.InferenceSession;
-  private readonly inputName: string;
-  private readonly stateName: string;
-  private readonly srName: string;
-  private readonly outputName: string;
-  private readonly stateOutName: string;
-  /** Context (64) + frame (512); rewritten in place for every frame. */
-  private readonly inputBuffer = new Float32Array(CONTEXT_SAMPLES + VAD_FRAME_SAMPLES);
   private readonly stateBuffer = new Float32Array(STATE_SIZE);
-  private readonly feeds: Record<string, Ort.Tensor>;
+  private readonly state: Ort.Tensor;
+  private readonly sr: Ort.Tensor;
   private busy = false;
 
   private constructor(
-    ort: OrtModule,
-    session: Ort.InferenceSession,
+    private readonly ort: OrtModule,
+    private readonly session: Ort.InferenceSession,
+    private readonly names: SileroNames,
     /** The input level's settings (level.ts) for every stream that names none; null: the samples as they are. */
     private readonly level: Partial<LevelOptions> | null,
   ) {
-    this.session = session;
-    this.inputName = pickName(session.inputNames, 'input', 0);
-    this.stateName = pickName(session.inputNames, 'state', 1);
-    this.srName = pickName(session.inputNames, 'sr', 2);
-    this.outputName = pickName(session.outputNames, 'output', 0);
-    this.stateOutName = pickName(session.outputNames, 'stateN', 1);
-    // The tensors wrap our buffers, so updating the buffers updates the next run's inputs.
-    this.feeds = {
-      [this.inputName]: new ort.Tensor('float32', this.inputBuffer, [1, this.inputBuffer.length]),
-      [this.stateName]: new ort.Tensor('float32', this.stateBuffer, [2, 1, 128]),
-      [this.srName]: new ort.Tensor('int64', BigInt64Array.of(BigInt(SAMPLE_RATE)), []),
-    };
+    // the tensor wraps the buffer, so updating the buffer updates the next run's state
+    this.state = new ort.Tensor('float32', this.stateBuffer, [2, 1, 128]);
+    this.sr = new ort.Tensor('int64', BigInt64Array.of(BigInt(SAMPLE_RATE)), []);
   }
 
   static async create(
@@ -55,13 +47,14 @@ export class SileroVad {
     sessionOptions?: Ort.InferenceSession.SessionOptions,
     level: Partial<LevelOptions> | null = {},
   ): Promise<SileroVad> {
-    const session = await ort.InferenceSession.create(modelBytes, {
+    const names = sileroNames(modelBytes);
+    const session = await ort.InferenceSession.create(scanOverFrames(modelBytes, names), {
       // The model is tiny and strictly sequential: wasm on the CPU beats any GPU round trip.
       executionProviders: ['wasm'],
       graphOptimizationLevel: 'all',
       ...sessionOptions,
     });
-    return new SileroVad(ort, session, level);
+    return new SileroVad(ort, session, names, level);
   }
 
   /**
@@ -98,38 +91,27 @@ export class SileroVad {
   stream(level: Partial<LevelOptions> | null = this.level): VadStream {
     if (this.busy) throw new Error('SileroVad.probabilities is already running on this instance');
     this.busy = true;
-    this.inputBuffer.fill(0);
     this.stateBuffer.fill(0);
-    return new VadStream((frame, gain) => this.step(frame, gain), () => (this.busy = false), level && new VadLevel(level));
+    return new VadStream((rows, count) => this.run(rows, count), () => (this.busy = false), level && new VadLevel(level));
   }
 
-  /** One frame (VAD_FRAME_SAMPLES, zero-padded) after the previous one: its speech probability. */
-  private async step(frame: Float32Array, gain: number): Promise<number> {
-    const input = this.inputBuffer;
-    input.copyWithin(0, VAD_FRAME_SAMPLES); // previous frame's tail becomes the context
-    input.set(frame, CONTEXT_SAMPLES);
-    if (gain !== 1) for (let i = CONTEXT_SAMPLES; i < input.length; i++) input[i]! *= gain;
-    const out = await this.session.run(this.feeds);
-    const prob = out[this.outputName];
-    const nextState = out[this.stateOutName];
-    if (!prob || !nextState) throw new Error('Silero VAD returned no output or state');
-    const p = (prob.data as Float32Array)[0] ?? 0;
+  /** `count` frames' input rows (ROW_SAMPLES each) after the frames before them: their speech probabilities. */
+  private async run(rows: Float32Array, count: number): Promise<Float32Array> {
+    const frames = new this.ort.Tensor('float32', rows.subarray(0, count * ROW_SAMPLES), [count, 1, ROW_SAMPLES]);
+    const out = await this.session.run({ [FRAMES]: frames, [this.names.state]: this.state, [this.names.sr]: this.sr });
+    const probs = out[PROBABILITIES];
+    const nextState = out[STATE_OUT];
+    if (!probs || !nextState) throw new Error('Silero VAD returned no output or state');
+    const values = (probs.data as Float32Array).slice(0, count);
     this.stateBuffer.set(nextState.data as Float32Array);
-    prob.dispose();
+    probs.dispose();
     nextState.dispose();
-    return p;
+    return values;
   }
 
   async release(): Promise<void> {
     await this.session.release();
   }
-}
-
-/** The model's own names when present, else the positional one (guards against a re-export). */
-function pickName(names: readonly string[], wanted: string, index: number): string {
-  const name = names.includes(wanted) ? wanted : names[index];
-  if (name === undefined) throw new Error(`Silero VAD model lacks a "${wanted}" tensor`);
-  return name;
 }
 
 /** Silero probabilities of a recording pushed in pieces (SileroVad.stream). */
@@ -140,10 +122,15 @@ export class VadStream {
   private readonly carry = new Float32Array(VAD_FRAME_SAMPLES);
   private carried = 0;
   private heard = 0;
+  /** Input rows of the frames not yet run; each row's context is the row before it, as the model heard it. */
+  private readonly rows = new Float32Array(FRAMES_PER_RUN * ROW_SAMPLES);
+  private pending = 0;
+  /** The end of the last frame heard, as the model heard it (the next row's context). */
+  private readonly context = new Float32Array(CONTEXT_SAMPLES);
 
   constructor(
-    /** The model over the next frame, heard `gain` times louder. */
-    private readonly step: (frame: Float32Array, gain: number) => Promise<number>,
+    /** The model over the next `count` frames' input rows (context, then the frame at its level). */
+    private readonly run: (rows: Float32Array, count: number) => Promise<Float32Array>,
     private readonly onClose: () => void,
     /** The model hears each frame at a common level (level.ts); the samples pushed are left as they are. */
     private readonly level: VadLevel | null,
@@ -159,7 +146,10 @@ export class VadStream {
     return this.heard;
   }
 
-  /** Runs the model over every frame that `audio` completes; `onFrames` gets the frames done so far. */
+  /**
+   * Runs the model over every frame that `audio` completes; `onFrames` gets the frames done so far at
+   * every multiple of FRAMES_PER_RUN.
+   */
   async push(audio: Float32Array, signal?: AbortSignal, onFrames?: (done: number) => void): Promise<void> {
     signal?.throwIfAborted();
     this.heard += audio.length;
@@ -167,21 +157,24 @@ export class VadStream {
     while (at < audio.length) {
       const take = Math.min(VAD_FRAME_SAMPLES - this.carried, audio.length - at);
       // whole frames are read in place; only a frame split across pushes is gathered in `carry`
-      if (this.carried === 0 && take === VAD_FRAME_SAMPLES) await this.frame(audio.subarray(at, at + take));
+      if (this.carried === 0 && take === VAD_FRAME_SAMPLES) this.frame(audio.subarray(at, at + take));
       else {
         this.carry.set(audio.subarray(at, at + take), this.carried);
         this.carried += take;
         if (this.carried === VAD_FRAME_SAMPLES) {
           this.carried = 0;
-          await this.frame(this.carry);
+          this.frame(this.carry);
         }
       }
       at += take;
-      if (this.carried === 0 && this.count % PROGRESS_EVERY_FRAMES === 0) {
+      if (this.pending > 0 && (this.count + this.pending) % FRAMES_PER_RUN === 0) {
+        await this.flush();
         signal?.throwIfAborted();
         onFrames?.(this.count);
       }
     }
+    // every whole frame pushed has its probability when push returns
+    await this.flush();
   }
 
   /** The last partial frame, zero-padded. */
@@ -190,7 +183,8 @@ export class VadStream {
     if (this.carried > 0) {
       this.carry.fill(0, this.carried);
       this.carried = 0;
-      await this.frame(this.carry);
+      this.frame(this.carry);
+      await this.flush();
     }
   }
 
@@ -199,12 +193,29 @@ export class VadStream {
     this.onClose();
   }
 
-  private async frame(samples: Float32Array): Promise<void> {
-    if (this.count === this.probs.length) {
-      const bigger = new Float32Array(this.probs.length * 2);
+  /** Queues one frame's input row: the context, then the frame at the level the model hears it. */
+  private frame(samples: Float32Array): void {
+    const gain = this.level?.gain(samples) ?? 1;
+    const row = this.rows.subarray(this.pending * ROW_SAMPLES, (this.pending + 1) * ROW_SAMPLES);
+    row.set(this.context);
+    row.set(samples, CONTEXT_SAMPLES);
+    if (gain !== 1) for (let i = CONTEXT_SAMPLES; i < ROW_SAMPLES; i++) row[i]! *= gain;
+    this.context.set(row.subarray(ROW_SAMPLES - CONTEXT_SAMPLES));
+    this.pending++;
+  }
+
+  /** Runs the queued frames; a run ends at a multiple of FRAMES_PER_RUN frames unless a push or the recording ends first. */
+  private async flush(): Promise<void> {
+    if (this.pending === 0) return;
+    const count = this.pending;
+    this.pending = 0;
+    const probs = await this.run(this.rows, count);
+    if (this.count + count > this.probs.length) {
+      const bigger = new Float32Array(Math.max(this.probs.length * 2, this.count + count));
       bigger.set(this.probs);
       this.probs = bigger;
     }
-    this.probs[this.count++] = await this.step(samples, this.level?.gain(samples) ?? 1);
+    this.probs.set(probs, this.count);
+    this.count += count;
   }
 }

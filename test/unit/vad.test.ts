@@ -11,6 +11,8 @@ import {
   type SpeechRegion,
 } from '../../engine/vad/windows';
 import { SileroVad, VAD_FRAME_SAMPLES } from '../../engine/vad/silero';
+import { VadLevel } from '../../engine/vad/level';
+import { framewiseProbabilities } from '../../bench/lib/silero-framewise';
 
 const SR = 16_000;
 const MODEL = join(ROOT, 'public/models/silero-vad/silero_vad_v5.onnx');
@@ -84,6 +86,28 @@ describe('SileroVad (real model, onnxruntime-web wasm in node)', { timeout: 120_
     expect(regions[0]!.startSample).toBeLessThanOrEqual(bounds.start + 0.1 * SR);
     expect(regions[regions.length - 1]!.endSample).toBeGreaterThanOrEqual(bounds.end - 0.3 * SR);
     for (const r of regions) expect(r.endSample).toBeLessThanOrEqual(audio.length);
+  });
+
+  it("gives the plain model's numbers, frame for frame, whole or pushed in uneven pieces, levelled or not", async () => {
+    // the reference: Silero's own graph run once per frame, its state and context carried by hand
+    const plain = await ort.InferenceSession.create(new Uint8Array(readFileSync(MODEL)), { executionProviders: ['wasm'] });
+    const framewise = async (audio: Float32Array, level: VadLevel | null) => Array.from(await framewiseProbabilities(ort, plain, audio, level));
+    // 5.3 s: a last partial frame, and quiet enough (x 0.05) for the level to lift it
+    const audio = decode('en/jfk.flac').subarray(0, 85_000).map((x) => x * 0.05);
+    expect(Array.from(await vad.probabilities(audio))).toEqual(await framewise(audio, new VadLevel()));
+    const stream = vad.stream(null);
+    try {
+      for (let at = 0; at < audio.length; ) {
+        const piece = [700, 33_000, 511, 16_384, 1][at % 5]!;
+        await stream.push(audio.subarray(at, at + piece));
+        at += piece;
+      }
+      await stream.end();
+      expect(Array.from(stream.probabilities)).toEqual(await framewise(audio, null));
+    } finally {
+      stream.close();
+      await plain.release();
+    }
   });
 
   it('is deterministic: the same audio twice gives the same probabilities (state is reset)', async () => {
