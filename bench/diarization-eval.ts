@@ -177,7 +177,7 @@ async function timedDiarizer(
   for (const w of windows) {
     const hidden = await windowHidden(audio.subarray(w.startSample, w.endSample));
     const started = performance.now();
-    diarizer.addWindow(hidden, POSITIONS, w.startSample);
+    diarizer.addWindow(hidden, POSITIONS, w.startSample, w.endSample);
     work += performance.now() - started;
   }
   const started = performance.now();

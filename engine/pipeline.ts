@@ -433,7 +433,7 @@ export class Engine {
     try {
       if (diarizer) {
         const features = await diarizer.source.features(encoded, mel, melFrames);
-        diarizer.diarizer.addWindow(features.data as Float32Array, features.dims[1]!, window.startSample);
+        diarizer.diarizer.addWindow(features.data as Float32Array, features.dims[1]!, window.startSample, window.endSample);
         if (!Object.values(encoded.extras).includes(features)) features.dispose();
       }
       checkpoint();

@@ -51,8 +51,8 @@ export class SegmentedDiarizer {
   }
 
   /** One encoder window's block-2 hidden states, for the embeddings (SpeakerDiarizer.addWindow). */
-  addWindow(hidden: Float32Array, positions: number, startSample: number): void {
-    this.embeddings.addWindow(hidden, positions, startSample);
+  addWindow(hidden: Float32Array, positions: number, startSample: number, endSample = Infinity): void {
+    this.embeddings.addWindow(hidden, positions, startSample, endSample);
   }
 
   /** Speaker turns (sorted by start; different speakers' turns may overlap), speakers 0-indexed by first appearance. */

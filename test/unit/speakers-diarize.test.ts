@@ -7,7 +7,7 @@ import { diarizationError, parseRttm } from '../../bench/score/der';
 import { FULL_FRAMES, logMelSpectrogram, N_MELS } from '../../engine/whisper/features';
 import { listGraph } from '../../engine/onnx/protobuf';
 import { patchWhisperEncoder } from '../../engine/whisper/patches';
-import { decodeSpeakerConstants, SPEAKER_FEATURE_TENSOR, type SpeakerConstantsFile } from '../../engine/speakers/constants';
+import { decodeSpeakerConstants, SPEAKER_FEATURE_TENSOR, type SpeakerConstants, type SpeakerConstantsFile } from '../../engine/speakers/constants';
 import constantsJson from '../../engine/speakers/speaker-constants.json';
 import { SpeakerDiarizer } from '../../engine/speakers/diarize';
 import { SileroVad } from '../../engine/vad/silero';
@@ -111,4 +111,30 @@ describe('one speaker stays one speaker (real whisper-base encoder and Silero VA
     expect(turns.length).toBeGreaterThan(0);
     expect(new Set(turns.map((t) => t.speaker))).toEqual(new Set([0]));
   }, 120_000);
+});
+
+describe("a window's encoder positions past its audio give no speaker embeddings", () => {
+  it('one voice over two windows stays one speaker, though the first window runs on in silence', () => {
+    // synthetic constants (no position mean, no centre, identity projection): the embeddings are the
+    // pooled hidden states themselves
+    const dims = 8;
+    const flat: SpeakerConstants = { positions: 1500, dims, outDims: dims, positionMean: new Float32Array(1500 * dims), center: new Float32Array(dims), projection: Float32Array.from({ length: dims * dims }, (_, i) => (i % (dims + 1) === 0 ? 1 : 0)) };
+    let seed = 1;
+    const noise = () => ((seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5) * 0.2;
+    const voice = [1, 0.5, 0, 0, 0, 0, 0, 0];
+    const silence = [0, 0, 0, 1, 0.5, 0, 0, 0];
+    const hidden = (audioPositions: number) => {
+      const h = new Float32Array(1500 * dims);
+      for (let p = 0; p < 1500; p++) for (let d = 0; d < dims; d++) h[p * dims + d] = (p < audioPositions ? voice : silence)[d]! + noise();
+      return h;
+    };
+    const speech = [{ startSample: 0, endSample: 8 * 16_000 }];
+    const diarizer = new SpeakerDiarizer(flat, speech);
+    // window 1: 2 s of audio (100 positions), its 30 s input silence after it; window 2: 2-8 s
+    diarizer.addWindow(hidden(100), 1500, 0, 2 * 16_000);
+    diarizer.addWindow(hidden(300), 1500, 2 * 16_000, 8 * 16_000);
+    const turns = diarizer.finish(null);
+    expect(turns.length).toBeGreaterThan(0);
+    expect(new Set(turns.map((t) => t.speaker))).toEqual(new Set([0]));
+  });
 });
