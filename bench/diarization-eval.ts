@@ -10,9 +10,11 @@
  * - with --engine: the whole engine in Chromium (bench/diarization-engine.ts): the time diarize=true
  *   adds (ratio, same page), DER of the transcript's speaker segments, the three-speaker clip's
  *   speaker-attributed transcript.
- * Run: node bench/diarization.mjs [--sets DIR,DIR] [--diar-only] [--no-one-speaker] [--test-windows N] [--constants FILE]
+ * Run: node bench/diarization.mjs [--sets DIR,DIR] [--diar-only] [--no-one-speaker] [--test-windows N] [--constants FILE] [--min-separation T]
  *      (--sets: folders laid out like ../shared/eval whose diar/ is measured, default STS_EVAL_DIR;
  *      development: --sets ../shared/dev,../shared/eval)
+ *      (--min-separation: the count rule's threshold instead of CLUSTER_DEFAULTS.minSeparation, e.g. one
+ *      calibrated by scripts/fit-speaker-count.mjs for another constants file)
  *      node bench/diarization.mjs --engine [--rounds N] [--threads N] [--out FILE.json] [--score FILE.json] [--segmentation]
  *      (--segmentation: diarize with the pretrained segmentation model from ../shared/models, STS_MODELS_DIR;
  *      without --engine it takes an optional model FILE, and STS_SEGMENTED='{json}' overrides SEGMENTED_DEFAULTS)
@@ -491,12 +493,15 @@ export async function main(args: string[] = []): Promise<void> {
   // --segmentation [FILE]: the pretrained segmentation model (default ../shared/models's copy, STS_SEGMENTATION_MODEL)
   const segmentation = args.includes('--segmentation') ? { model: await segmentationModel(segmentationFile(args)), options: segmentedOptions() } : null;
   if (segmentation) console.log(`segmentation model: ${segmentationFile(args)}, options ${JSON.stringify({ ...SEGMENTED_DEFAULTS, ...segmentation.options })}`);
-  const rows = await evalDiar(c, sets.flatMap((root) => diarClips(root)), {}, {}, segmentation);
+  const separation = optionValue(args, '--min-separation');
+  const options: Partial<DiarizerOptions> = separation === null ? {} : { cluster: { minSeparation: Number(separation) } };
+  if (separation !== null) console.log(`count rule: separation ${Number(separation)}`);
+  const rows = await evalDiar(c, sets.flatMap((root) => diarClips(root)), options, {}, segmentation);
   console.log(diarTable(rows));
   console.log();
   console.log(summaryTable(rows));
   if (!args.includes('--no-one-speaker')) {
-    const one = await evalOneSpeaker(c, singleSpeakerClips());
+    const one = await evalOneSpeaker(c, singleSpeakerClips(), options);
     const wrong = one.filter((r) => r.found !== 1);
     console.log();
     console.log(`one-speaker recordings (en/, multi/, long/ clips naming one speaker, and each en/ speaker's clips joined), no max_speakers: ` +
@@ -506,7 +511,7 @@ export async function main(args: string[] = []): Promise<void> {
   const limit = args.indexOf('--test-windows');
   const test = await loadWindows(testWindows(limit >= 0 ? Number(args[limit + 1]) : Infinity));
   const eer = verification(c, test);
-  const count = packedCountAccuracy(c, test);
+  const count = packedCountAccuracy(c, test, options);
   console.log();
   console.log(`librispeech test-other EER: whole utterances ${percent(eer.utterance)}, 1.5-3 s crops ${percent(eer.crop)}, 1.5 s crops ${percent(eer.crop15)}`);
   console.log(`count right on ${count.n} packed test-other windows (no max_speakers): ${percent(count.acc)}  ${[...count.confusion].map(([k, v]) => `${k}:${v}`).join(' ')}`);

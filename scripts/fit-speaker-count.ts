@@ -4,7 +4,8 @@
  * each speaker keeping a random share of its pieces (meetings are unequal), centred per recording as
  * the diarizer centres them; each count rule and threshold is scored by how often it finds the true
  * count, per true count and overall.
- * Run: node scripts/fit-speaker-count.mjs [--recordings N] [--constants FILE]
+ * Run: node scripts/fit-speaker-count.mjs [--recordings N] [--constants FILE] [--separations T,T,...]
+ * (--separations: the 'separation' thresholds to score, default 0.4,0.5,0.6,0.7,0.8,1.0)
  */
 import { loadShippedConstants } from '../bench/diarization-eval';
 import { seeded } from '../engine/decoding/seeded-random';
@@ -91,7 +92,7 @@ export async function main(args: string[] = []): Promise<void> {
   const recordings = syntheticRecordings(utterances, Number(optionValue(args, '--recordings') ?? 40));
   const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
   const rules: Array<[string, CountRule]> = [
-    ...[0.4, 0.5, 0.6, 0.7, 0.8, 1.0].map((t): [string, CountRule] => [`separation ${t}`, { method: 'separation', minSeparation: t }]),
+    ...(optionValue(args, '--separations')?.split(',').map(Number) ?? [0.4, 0.5, 0.6, 0.7, 0.8, 1.0]).map((t): [string, CountRule] => [`separation ${t}`, { method: 'separation', minSeparation: t }]),
     ...[-0.3, -0.2, -0.15, -0.1, -0.05, 0, 0.05, 0.1].map((t): [string, CountRule] => [`threshold ${t}`, { method: 'threshold', stopSimilarity: t }]),
     ...[0.1, 0.2, 0.3, 0.5].map((t): [string, CountRule] => [`spectral keep ${t}`, { spectralKeep: t }]),
   ];
