@@ -14,7 +14,8 @@
  *      (--sets: folders laid out like ../shared/eval whose diar/ is measured, default STS_EVAL_DIR;
  *      development: --sets ../shared/dev,../shared/eval)
  *      (--min-separation: the count rule's threshold instead of CLUSTER_DEFAULTS.minSeparation, e.g. one
- *      calibrated by scripts/fit-speaker-count.mjs for another constants file)
+ *      calibrated by scripts/fit-speaker-count.mjs for another constants file; STS_DIARIZER='{json}'
+ *      overrides other DiarizerOptions, e.g. '{"frames":null,"turns":{"frameWeight":0}}')
  *      node bench/diarization.mjs --engine [--rounds N] [--threads N] [--out FILE.json] [--score FILE.json] [--segmentation]
  *      (--segmentation: diarize with the pretrained segmentation model from ../shared/models, STS_MODELS_DIR;
  *      without --engine it takes an optional model FILE, and STS_SEGMENTED='{json}' overrides SEGMENTED_DEFAULTS)
@@ -494,7 +495,10 @@ export async function main(args: string[] = []): Promise<void> {
   const segmentation = args.includes('--segmentation') ? { model: await segmentationModel(segmentationFile(args)), options: segmentedOptions() } : null;
   if (segmentation) console.log(`segmentation model: ${segmentationFile(args)}, options ${JSON.stringify({ ...SEGMENTED_DEFAULTS, ...segmentation.options })}`);
   const separation = optionValue(args, '--min-separation');
-  const options: Partial<DiarizerOptions> = separation === null ? {} : { cluster: { minSeparation: Number(separation) } };
+  // STS_DIARIZER='{json}': other DiarizerOptions (frames, turns, ...), as STS_SEGMENTED overrides SEGMENTED_DEFAULTS
+  const overrides = JSON.parse(process.env.STS_DIARIZER ?? '{}') as Partial<DiarizerOptions>;
+  const options: Partial<DiarizerOptions> = separation === null ? overrides : { ...overrides, cluster: { ...overrides.cluster, minSeparation: Number(separation) } };
+  if (process.env.STS_DIARIZER) console.log(`diarizer options: ${process.env.STS_DIARIZER}`);
   if (separation !== null) console.log(`count rule: separation ${Number(separation)}`);
   const rows = await evalDiar(c, sets.flatMap((root) => diarClips(root)), options, {}, segmentation);
   console.log(diarTable(rows));
