@@ -28,7 +28,7 @@ import { EVAL_DIR } from '../config/paths';
 import { decodingWindows, speechRegions, type SpeechRegion } from '../engine/vad/windows';
 import { decodeSpeakerConstants, type SpeakerConstants, type SpeakerConstantsFile } from '../engine/speakers/constants';
 import { SpeakerDiarizer, diarizationRegions, evidenceRegions, type DiarizerOptions } from '../engine/speakers/diarize';
-import { embedSpan, type HiddenWindow } from '../engine/speakers/embed';
+import { embedSpan, SAMPLES_PER_POSITION, type HiddenWindow } from '../engine/speakers/embed';
 import { SegmentedDiarizer, SEGMENTED_DEFAULTS, type SegmentedOptions } from '../engine/speakers/segmented-diarize';
 import type { SegmentationModel } from '../engine/speakers/segmentation-model';
 import { SEGMENTATION_MODEL_FILE } from '../config/paths';
@@ -395,7 +395,7 @@ export function packedCountAccuracy(c: SpeakerConstants, windows: readonly Label
   for (const w of windows) {
     const regions = w.speech.flatMap((s) => s.regions);
     const d = new SpeakerDiarizer(c, regions, options);
-    d.addWindow(w.hidden, POSITIONS, 0);
+    d.addWindow(w.hidden, POSITIONS, 0, POSITIONS * SAMPLES_PER_POSITION);
     const found = speakerCount(d.finish(null));
     const truth = new Set(w.speech.map((s) => s.speaker)).size;
     if (found === truth) right++;

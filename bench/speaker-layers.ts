@@ -19,7 +19,7 @@ import { patchWhisperEncoder } from '../engine/whisper/patches';
 import { FULL_FRAMES, logMelSpectrogram, N_MELS } from '../engine/whisper/features';
 import type { SpeakerConstants } from '../engine/speakers/constants';
 import { diarizationRegions, evidenceRegions, SpeakerDiarizer } from '../engine/speakers/diarize';
-import { EMBEDDING_DEFAULTS, SAMPLES_PER_POSITION, embedSpan, tileSpan, windowEmbeddings, type HiddenWindow } from '../engine/speakers/embed';
+import { EMBEDDING_DEFAULTS, SAMPLES_PER_POSITION, embedSpan, heardWindow, tileSpan, windowEmbeddings, type HiddenWindow } from '../engine/speakers/embed';
 import { decodingWindows, speechRegions, type SpeechRegion } from '../engine/vad/windows';
 import { fitWhitening, meanFromSums } from '../scripts/fit-speaker-model';
 import { testWindows, trainWindows } from '../scripts/fit-speaker-windows';
@@ -162,8 +162,8 @@ export async function main(args: string[] = []): Promise<void> {
     const pieces = blocks.map(() => [] as ReturnType<typeof windowEmbeddings>);
     for (const w of decodingWindows(speechRegions(probs, { totalSamples: clip.audio.length }), probs, clip.audio.length)) {
       (await hidden(clip.audio.subarray(w.startSample, w.endSample))).forEach((h, b) => {
-        diarizers[b]!.addWindow(h, P, w.startSample);
-        pieces[b]!.push(...windowEmbeddings({ hidden: h, positions: P, dims: constants[b]!.dims, startSample: w.startSample }, evidence, constants[b]!));
+        diarizers[b]!.addWindow(h, P, w.startSample, w.endSample);
+        pieces[b]!.push(...windowEmbeddings(heardWindow(h, P, constants[b]!.dims, w.startSample, w.endSample), evidence, constants[b]!));
       });
     }
     blocks.forEach((_, b) => {

@@ -6,7 +6,7 @@
 import { speechRegions, type SpeechRegion, type SpeechRegionOptions } from '../vad/windows';
 import { clusterSpeakers, type ClusterOptions } from './cluster';
 import type { SpeakerConstants } from './constants';
-import { EMBEDDING_DEFAULTS, SAMPLES_PER_POSITION, embedSpan, regionsInWindow, windowEmbeddings, type EmbeddingOptions, type HiddenWindow, type SpeakerEmbedding } from './embed';
+import { EMBEDDING_DEFAULTS, embedSpan, heardWindow, regionsInWindow, windowEmbeddings, type EmbeddingOptions, type SpeakerEmbedding } from './embed';
 import { speakerTurns, type SpeakerTurn, type TurnOptions } from './turns';
 
 /*
@@ -122,14 +122,11 @@ export class SpeakerDiarizer {
 
   /**
    * One encoder window: `hidden` is the SPEAKER_FEATURE_TENSOR output's data ([1, positions, 512]),
-   * `startSample` where the window's audio starts in the recording, `endSample` where it ends. The
-   * encoder input goes on past the window's audio in silence (to 30 s, or the fitted input's tail): the
-   * positions past `endSample` hold that silence, not the speech there (the next window's), and give no
-   * embeddings (bench/results/diarization-2026-11-27.md, 2026-12-01). Copies what it needs.
+   * [startSample, endSample) the window's audio in the recording; the positions past it give no
+   * embeddings (heardWindow). Copies what it needs.
    */
-  addWindow(hidden: Float32Array, positions: number, startSample: number, endSample = Infinity): void {
-    const heard = Math.min(positions, Math.ceil((endSample - startSample) / SAMPLES_PER_POSITION));
-    const window: HiddenWindow = { hidden, positions: heard, dims: this.constants.dims, startSample };
+  addWindow(hidden: Float32Array, positions: number, startSample: number, endSample: number): void {
+    const window = heardWindow(hidden, positions, this.constants.dims, startSample, endSample);
     this.embeddings.push(...windowEmbeddings(window, this.evidence, this.constants, this.options.embedding));
     const f = this.options.frames;
     if (f) this.frames.push(...windowEmbeddings(window, this.evidence, this.constants, { subWindowMs: f.spanMs, hopMs: f.hopMs, minMs: 0 }));

@@ -52,6 +52,16 @@ export function tileSpan(start: number, end: number, piece: number, hop: number)
   });
 }
 
+/**
+ * A window's hidden states cut to the positions that hold its audio, [startSample, endSample): the
+ * encoder input goes on past the window in silence (to 30 s, or the fitted input's tail), and those
+ * positions say nothing of the speech there, which is the next window's (bench/results/diarization-2026-11-27.md,
+ * 2026-12-01).
+ */
+export function heardWindow(hidden: Float32Array, positions: number, dims: number, startSample: number, endSample: number): HiddenWindow {
+  return { hidden, positions: Math.min(positions, Math.ceil((endSample - startSample) / SAMPLES_PER_POSITION)), dims, startSample };
+}
+
 /** The parts of `regions` inside the window, clipped to it. */
 export function regionsInWindow(window: HiddenWindow, regions: readonly SpeechRegion[]): SpeechRegion[] {
   const end = window.startSample + window.positions * SAMPLES_PER_POSITION;

@@ -51,7 +51,7 @@ export class SegmentedDiarizer {
   }
 
   /** One encoder window's block-2 hidden states, for the embeddings (SpeakerDiarizer.addWindow). */
-  addWindow(hidden: Float32Array, positions: number, startSample: number, endSample = Infinity): void {
+  addWindow(hidden: Float32Array, positions: number, startSample: number, endSample: number): void {
     this.embeddings.addWindow(hidden, positions, startSample, endSample);
   }
 

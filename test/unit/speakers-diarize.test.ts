@@ -66,7 +66,7 @@ describe('diarization on the real whisper-base encoder (pyannote_sample.wav, 2 s
 
   function diarize(maxSpeakers: number | null) {
     const d = SpeakerDiarizer.fromVad(constants, probs, audio.length);
-    d.addWindow(hidden, 1500, 0);
+    d.addWindow(hidden, 1500, 0, audio.length);
     return d.finish(maxSpeakers);
   }
 
@@ -106,7 +106,7 @@ describe('one speaker stays one speaker (real whisper-base encoder and Silero VA
     const out = await encoder.run({ input_features: new ort.Tensor('float32', mel, [1, N_MELS, FULL_FRAMES]) });
     await encoder.release();
     const d = SpeakerDiarizer.fromVad(constants, probs, audio.length);
-    d.addWindow(out[SPEAKER_FEATURE_TENSOR]!.data as Float32Array, 1500, 0);
+    d.addWindow(out[SPEAKER_FEATURE_TENSOR]!.data as Float32Array, 1500, 0, audio.length);
     const turns = d.finish(null);
     expect(turns.length).toBeGreaterThan(0);
     expect(new Set(turns.map((t) => t.speaker))).toEqual(new Set([0]));
