@@ -5,15 +5,14 @@
  * bench/vad-frames.ts.
  */
 import type * as Ort from 'onnxruntime-web';
-import { VAD_FRAME_SAMPLES } from '../../engine/vad/silero';
+import { SAMPLE_RATE } from '../../engine/protocol';
+import { CONTEXT_SAMPLES, VAD_FRAME_SAMPLES } from '../../engine/vad/silero';
 import type { VadLevel } from '../../engine/vad/level';
-
-const CONTEXT_SAMPLES = 64;
 
 /** Speech probability of each frame of `audio` (the last one zero-padded), each frame heard at `level`'s gain. */
 export async function framewiseProbabilities(ort: typeof Ort, session: Ort.InferenceSession, audio: Float32Array, level: VadLevel | null = null): Promise<Float32Array> {
   const input = new Float32Array(CONTEXT_SAMPLES + VAD_FRAME_SAMPLES);
-  const sr = new ort.Tensor('int64', BigInt64Array.of(16000n), []);
+  const sr = new ort.Tensor('int64', BigInt64Array.of(BigInt(SAMPLE_RATE)), []);
   let state: Ort.Tensor = new ort.Tensor('float32', new Float32Array(2 * 128), [2, 1, 128]);
   const out = new Float32Array(Math.ceil(audio.length / VAD_FRAME_SAMPLES));
   const frame = new Float32Array(VAD_FRAME_SAMPLES);

@@ -8,7 +8,7 @@ type OrtModule = typeof Ort;
 /** Silero VAD v5 works on 16 kHz audio (SAMPLE_RATE) in frames of 512 new samples (32 ms). */
 export const VAD_FRAME_SAMPLES = 512;
 /** v5 sees the last 64 samples of the previous frame in front of each new frame. */
-const CONTEXT_SAMPLES = 64;
+export const CONTEXT_SAMPLES = 64;
 /** One frame's input row: the context, then the frame. */
 const ROW_SAMPLES = CONTEXT_SAMPLES + VAD_FRAME_SAMPLES;
 const STATE_SIZE = 2 * 1 * 128;
