@@ -13,7 +13,7 @@ import { ROOT } from '../config/paths';
 import { FULL_FRAMES, logMelSpectrogram, N_MELS } from '../engine/whisper/features';
 import { patchWhisperEncoder } from '../engine/whisper/patches';
 import { SPEAKER_FEATURE_TENSOR } from '../engine/speakers/constants';
-import { SileroVad } from '../engine/vad/silero';
+import { SileroVad, VAD_MODEL_PATH } from '../engine/vad/silero';
 import { SegmentationModel, verifySegmentationModel } from '../engine/speakers/segmentation-model';
 import { SEGMENTATION_MODEL_SHA256 } from '../config/paths';
 
@@ -67,10 +67,11 @@ export function windowHidden(windowAudio: Float32Array): Promise<Float32Array> {
   });
 }
 
-/** Silero v5 probability per 512-sample frame, without the input level, as the engine's diarized requests hear it. */
+/** Silero's probability per 512-sample frame, without the input level, as the engine's diarized requests hear it. */
 export function vadProbabilities(audio: Float32Array): Promise<Float32Array> {
-  return cached('vad', audio, async () => {
-    vad ??= SileroVad.create(ort, new Uint8Array(readFileSync(join(MODELS, 'silero-vad/silero_vad_v5.onnx'))), undefined, null);
+  // keyed by the VAD graph too, so that a cache from another Silero version is not read
+  return cached(`vad-${VAD_MODEL_PATH.replace(/\W+/g, '-')}`, audio, async () => {
+    vad ??= SileroVad.create(ort, new Uint8Array(readFileSync(join(MODELS, VAD_MODEL_PATH))), undefined, null);
     return (await vad).probabilities(audio);
   });
 }

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EVAL_DIR, ROOT } from '../config/paths';
-import { SileroVad } from '../engine/vad/silero';
+import { SileroVad, VAD_MODEL_PATH } from '../engine/vad/silero';
 import { nodeOrt, readAudio } from './bias-set/node-model';
 import { parseRunnerOptions, splitList } from './lib/args';
 import { useEvalDir } from './lib/eval-dir';
@@ -25,7 +25,7 @@ export async function runVadFrames(argv: string[]): Promise<number> {
   const clips = options.has('clips') ? splitList(options.get('clips')!) : DEFAULT_CLIPS;
   const rounds = Number(options.get('rounds') ?? 2);
   const ort = nodeOrt(1);
-  const bytes = new Uint8Array(readFileSync(join(ROOT, 'public/models/silero-vad/silero_vad_v5.onnx')));
+  const bytes = new Uint8Array(readFileSync(join(ROOT, 'public/models', VAD_MODEL_PATH)));
   const plain = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
   // the samples as they are on both sides: the level is the same arithmetic either way
   const scanned = await SileroVad.create(ort, bytes, undefined, null);

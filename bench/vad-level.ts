@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
 import { EVAL_DIR, ROOT } from '../config/paths';
 import { LEVEL_DEFAULTS, type LevelOptions } from '../engine/vad/level';
-import { SileroVad } from '../engine/vad/silero';
+import { SileroVad, VAD_MODEL_PATH } from '../engine/vad/silero';
 import { SPEECH_REGION_DEFAULTS, speechRegions } from '../engine/vad/windows';
 import { readAudio } from './bias-set/node-model';
 import { parseRunnerOptions } from './lib/args';
@@ -40,7 +40,7 @@ export async function runVadLevel(argv: string[]): Promise<number> {
   if (typeof options === 'number') return options;
   ort.env.wasm.numThreads = 1;
   ort.env.logLevel = 'error';
-  const model = new Uint8Array(readFileSync(join(ROOT, 'public/models/silero-vad/silero_vad_v5.onnx')));
+  const model = new Uint8Array(readFileSync(join(ROOT, 'public/models', VAD_MODEL_PATH)));
   const vadWith = (level: Partial<LevelOptions> | null) => SileroVad.create(ort, model, undefined, level);
   const settings: [string, Partial<LevelOptions> | null][] = [
     ['no level', null],

@@ -18,7 +18,7 @@ import { SegmentedDiarizer, SEGMENTED_DEFAULTS } from './speakers/segmented-diar
 import { steeringFor, type Steering } from './decoding/steering';
 import { createWhisper, fetchWhisperFiles, whisperPaths, type WhisperGraph, type WhisperLoadOptions } from './whisper/loader';
 import type { LogitsWeight } from './whisper/patches';
-import { SileroVad, VAD_FRAME_SAMPLES, type VadStream } from './vad/silero';
+import { SileroVad, VAD_FRAME_SAMPLES, VAD_MODEL_PATH, type VadStream } from './vad/silero';
 import { audioChunks } from './input/audio-chunks';
 import { RollingAudio } from './input/rolling-audio';
 import { WhisperModel, type EncodedWindow } from './whisper/model';
@@ -169,7 +169,7 @@ export class Engine {
 
   private async doLoad(config: EngineConfig, onProgress?: (e: ProgressEvent) => void): Promise<Loaded> {
     const files = await ModelFiles.open(config.modelBaseUrl, { cache: config.cacheModels });
-    const vadPath = 'silero-vad/silero_vad_v5.onnx';
+    const vadPath = VAD_MODEL_PATH;
     const total = files.totalBytes([...Object.values(whisperPaths(config.model)), vadPath]);
     const done = new Map<string, number>();
     const progress = (file: string, loaded: number) => {

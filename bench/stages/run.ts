@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { ROOT } from '../../config/paths';
 import { decodeWindow, isSilence } from '../../engine/decoding/fallback';
 import { SAMPLE_RATE, type Decoding, type EncoderWindow, type EngineRequest, type ModelName } from '../../engine/protocol';
-import { SileroVad } from '../../engine/vad/silero';
+import { SileroVad, VAD_MODEL_PATH } from '../../engine/vad/silero';
 import { decodingWindows, speechRegions } from '../../engine/vad/windows';
 import { FULL_FRAMES, logMelSpectrogram } from '../../engine/whisper/features';
 import type { Generation } from '../../engine/whisper/generate';
@@ -115,7 +115,7 @@ export async function runStages(argv: readonly string[]): Promise<number> {
     const ort = nodeOrt();
     // rows 0-2 on the export's own integer arithmetic, as the reference (row 0) decodes; the engine rows use the engine's
     const whisper = await loadNodeWhisper(model, { floatArithmetic: [] });
-    const vad = await SileroVad.create(ort, new Uint8Array(await modelFolder().bytes('silero-vad/silero_vad_v5.onnx')));
+    const vad = await SileroVad.create(ort, new Uint8Array(await modelFolder().bytes(VAD_MODEL_PATH)));
     const engine = await startNodeEngine(model);
     const tools = { whisper, vad, engine };
     const byRow: Record<string, string[]> = (transcripts[model] = {});

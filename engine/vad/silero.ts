@@ -5,6 +5,9 @@ import { VadLevel, type LevelOptions } from './level';
 
 type OrtModule = typeof Ort;
 
+/** The Silero VAD graph the engine loads, under the models folder (scripts/model-manifest.mjs). */
+export const VAD_MODEL_PATH = 'silero-vad/silero_vad_v5.onnx';
+
 /** Silero VAD v5 works on 16 kHz audio (SAMPLE_RATE) in frames of 512 new samples (32 ms). */
 export const VAD_FRAME_SAMPLES = 512;
 /** v5 sees the last 64 samples of the previous frame in front of each new frame. */

@@ -1,12 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { clearModelCache, createTranscriber, MODEL_CACHE, modelCacheInfo } from '../../src/index';
 import { ModelFiles } from '../../engine/runtime/model-files';
+import { VAD_MODEL_PATH } from '../../engine/vad/silero';
 
 // The real model files from public/models/, fetched from the other loopback name of the test server:
 // a cross-origin modelBaseUrl (CORS) under the page's cross-origin isolation.
 const crossHost = location.hostname === 'localhost' ? '127.0.0.1' : 'localhost';
 const BASE = `${location.protocol}//${crossHost}:${location.port}/models/`;
-const VAD = 'silero-vad/silero_vad_v5.onnx';
+const VAD = VAD_MODEL_PATH;
 const CONFIG = 'whisper-tiny/config.json';
 // Nothing listens on port 9 (discard): every fetch there fails, as it would offline.
 const UNREACHABLE = 'http://127.0.0.1:9/models/';

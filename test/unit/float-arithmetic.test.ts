@@ -12,6 +12,7 @@ import { patchWhisperEncoder } from '../../engine/whisper/patches';
 import { logMelSpectrogram, N_MELS } from '../../engine/whisper/features';
 import { loadEvalClip } from './helpers/audio';
 import { inputsBeforeTheirNodes } from './helpers/graph-order';
+import { VAD_MODEL_PATH } from '../../engine/vad/silero';
 
 ort.env.wasm.numThreads = 1;
 
@@ -93,7 +94,7 @@ describe('withFloatArithmetic on whisper-tiny', () => {
   });
 
   it('returns a model without integer products as it was', () => {
-    const silero = { model: model('silero-vad/silero_vad_v5.onnx'), externalData: [] };
+    const silero = { model: model(VAD_MODEL_PATH), externalData: [] };
     expect(withFloatArithmetic(silero)).toBe(silero);
   });
 

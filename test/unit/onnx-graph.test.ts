@@ -9,13 +9,14 @@ import { sequenceLayout } from '../../engine/whisper/model';
 import { FULL_FRAMES, logMelSpectrogram, N_MELS } from '../../engine/whisper/features';
 import { loadEvalClip } from './helpers/audio';
 import { inputsBeforeTheirNodes } from './helpers/graph-order';
+import { VAD_MODEL_PATH } from '../../engine/vad/silero';
 
 ort.env.wasm.numThreads = 1;
 
 const model = (path: string): Uint8Array => new Uint8Array(readFileSync(join(ROOT, 'public/models', path)));
 const TINY_ENCODER = 'whisper-tiny/onnx/encoder_model_quantized.onnx';
 const BASE_ENCODER = 'whisper-base/onnx/encoder_model_quantized.onnx';
-const SILERO = 'silero-vad/silero_vad_v5.onnx';
+const SILERO = VAD_MODEL_PATH;
 const TINY_DECODER = 'whisper-tiny/onnx/decoder_model_merged_quantized.onnx';
 
 /** The first `frames` columns of a [N_MELS, FULL_FRAMES] spectrogram. */

@@ -10,7 +10,7 @@ import { patchWhisperEncoder } from '../../engine/whisper/patches';
 import { decodeSpeakerConstants, SPEAKER_FEATURE_TENSOR, type SpeakerConstants, type SpeakerConstantsFile } from '../../engine/speakers/constants';
 import constantsJson from '../../engine/speakers/speaker-constants.json';
 import { SpeakerDiarizer } from '../../engine/speakers/diarize';
-import { SileroVad } from '../../engine/vad/silero';
+import { SileroVad, VAD_MODEL_PATH } from '../../engine/vad/silero';
 import { loadEvalClip } from './helpers/audio';
 
 ort.env.wasm.numThreads = 1;
@@ -47,7 +47,7 @@ describe('diarization on the real whisper-base encoder (pyannote_sample.wav, 2 s
     const out = await session.run({ input_features: new ort.Tensor('float32', mel, [1, N_MELS, FULL_FRAMES]) });
     hidden = out[SPEAKER_FEATURE_TENSOR]!.data as Float32Array;
     // as a diarized request hears it: no input level (engine/pipeline.ts)
-    const vad = await SileroVad.create(ort, model('silero-vad/silero_vad_v5.onnx'), undefined, null);
+    const vad = await SileroVad.create(ort, model(VAD_MODEL_PATH), undefined, null);
     probs = await vad.probabilities(audio);
     await vad.release();
   }, 120_000);
@@ -98,7 +98,7 @@ describe('one speaker stays one speaker (real whisper-base encoder and Silero VA
       { executionProviders: ['wasm'] },
     );
     // as a diarized request hears it: no input level (engine/pipeline.ts)
-    const vad = await SileroVad.create(ort, model('silero-vad/silero_vad_v5.onnx'), undefined, null);
+    const vad = await SileroVad.create(ort, model(VAD_MODEL_PATH), undefined, null);
     const audio = loadEvalClip(clip).subarray(0, 30 * 16_000);
     const probs = await vad.probabilities(audio);
     await vad.release();

@@ -10,12 +10,12 @@ import {
   speechRegions,
   type SpeechRegion,
 } from '../../engine/vad/windows';
-import { SileroVad, VAD_FRAME_SAMPLES } from '../../engine/vad/silero';
+import { SileroVad, VAD_FRAME_SAMPLES, VAD_MODEL_PATH } from '../../engine/vad/silero';
 import { VadLevel } from '../../engine/vad/level';
 import { framewiseProbabilities } from '../../bench/lib/silero-framewise';
 
 const SR = 16_000;
-const MODEL = join(ROOT, 'public/models/silero-vad/silero_vad_v5.onnx');
+const MODEL = join(ROOT, 'public/models', VAD_MODEL_PATH);
 
 /** ffmpeg's decode of any file (or lavfi source) to 16 kHz mono float32. */
 function ffmpegPcm(args: string[]): Float32Array {
