@@ -18,10 +18,17 @@ const SPOKEN_MIN_MS = 133 - 1000 / 15;
 
 /**
  * How many of a pass's words (in order, aligned times from the window's start) were heard: all but its
- * trailing run of words that start too close to the end of the audio (`audioMs`) to be spoken there.
+ * longest trailing run that the audio left after the run's earliest word (`audioMs` ends it) could not
+ * hold at SPOKEN_MIN_MS a word. That is OpenAI's test of a segment (anomaly 1 a word on average) applied
+ * to the run of words at the end, on the time they have: a sentence repeated into the last fraction of a
+ * second goes, a few quick words that fill the time left stay.
  */
 export function heardWordCount(words: readonly TimedWord[], audioMs: number): number {
-  let n = words.length;
-  while (n > 0 && words[n - 1]!.startMs > audioMs - SPOKEN_MIN_MS) n--;
-  return n;
+  let heard = words.length;
+  let earliest = Infinity;
+  for (let n = words.length - 1; n >= 0; n--) {
+    earliest = Math.min(earliest, words[n]!.startMs);
+    if (audioMs - earliest < (words.length - n) * SPOKEN_MIN_MS) heard = n;
+  }
+  return heard;
 }

@@ -14,6 +14,12 @@ describe('heardWordCount', () => {
     expect(heardWordCount(starts(0, 930), 1000)).toBe(2);
     expect(heardWordCount(starts(0, 940), 1000)).toBe(1);
   });
+  it('drops a sentence repeated into the last 300 ms, however many words it has', () => {
+    expect(heardWordCount(starts(0, 400, 800, 1200, 9700, 9740, 9780, 9820, 9860, 9900, 9940), 10_000)).toBe(4);
+  });
+  it('keeps quick last words that fill the time left (150 ms each)', () => {
+    expect(heardWordCount(starts(0, 9400, 9550, 9700, 9850), 10_000)).toBe(5);
+  });
   it('drops every word when none could be spoken, and counts none of none', () => {
     expect(heardWordCount(starts(980, 980), 1000)).toBe(0);
     expect(heardWordCount([], 1000)).toBe(0);
