@@ -102,6 +102,12 @@ const truncate = (src, fraction) => (o) => {
   const b = readFileSync(join(OUT, src));
   writeFileSync(o, b.subarray(0, Math.floor(b.length * fraction)));
 };
+/** The file with every byte from `from` on zeroed: the length stays, the structure ends. */
+const zeroFrom = (src, from) => (o) => {
+  const b = readFileSync(join(OUT, src));
+  b.fill(0, from);
+  writeFileSync(o, b);
+};
 /** The WAV file up to and including its data chunk's header: not one sample. */
 const headerOnly = (src) => (o) => {
   const b = readFileSync(join(OUT, src));
@@ -116,6 +122,7 @@ const BAD = [
   { name: 'bad-truncated.mp3', error: 'truncated', make: truncate('mp3-id3.mp3', 0.5) },
   { name: 'bad-truncated.ogg', error: 'truncated', make: truncate('ogg-opus.ogg', 0.5) },
   { name: 'bad-truncated.webm', error: 'truncated', make: truncate('webm-opus.webm', 0.5) },
+  { name: 'bad-zeroed-tail.webm', error: 'damaged.*no element follows', make: zeroFrom('webm-opus.webm', 300) },
   { name: 'bad-header-only.wav', error: 'no samples', make: headerOnly('wav-s16-44k-stereo.wav') },
   { name: 'bad-video-only.mp4', encoding: 'mp4', error: 'no audio track', make: (o) => ff(...VIDEO.slice(0, 4), '-t', '2', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', o) },
   { name: 'bad-amr.3gp', encoding: '3gp', error: 'AMR', make: (o) => {

@@ -18,8 +18,9 @@ export function finiteSource(source: MonoSource, what: string, firstFrame = 0): 
         if (Number.isFinite(dest[i]!)) continue;
         const frame = firstFrame + start + i;
         throw invalidAudio(
-          `${what} holds a ${Number.isNaN(dest[i]!) ? 'NaN' : 'infinite'} floating-point sample at frame ${frame} ` +
-            `(${(frame / source.sampleRate).toFixed(3)} s): the file is damaged; float samples must be finite numbers`,
+          `${what} holds ${Number.isNaN(dest[i]!) ? 'a NaN' : 'an infinite or out-of-range (beyond ±3.4e38)'} floating-point ` +
+            `sample at frame ${frame} (${(frame / source.sampleRate).toFixed(3)} s): the file is damaged; float samples ` +
+            `must be finite numbers within 32-bit float range`,
         );
       }
     },

@@ -121,8 +121,55 @@ function checkMatroska(bytes: Uint8Array): Expectation {
     if (size >= 0 && size > present) {
       throw invalidAudio(`the WebM/Matroska file is truncated: its segment declares ${size} bytes but only ${present} are present`);
     }
+    if (size >= 0) checkSegmentElements(bytes, seg + 4 + len, seg + 4 + len + size);
   }
   return { duration: 0 };
+}
+
+/** The IDs a Matroska segment's top level may hold (SeekHead, Info, Tracks, Cluster, Cues, Attachments, Chapters, Tags), and Void. */
+const LEVEL_1_IDS = new Set([0x114d9b74, 0x1549a966, 0x1654ae6b, 0x1f43b675, 0x1c53bb6b, 0x1941a469, 0x1043a770, 0x1254c367]);
+const VOID_ID = 0xec;
+/** How far past junk the demuxer (mediabunny) searches for the next top-level element. */
+const RESYNC_BYTES = 10 * 2 ** 20;
+
+/**
+ * Walks a segment of known size [start, end) element by element, as the demuxer does. Where junk
+ * stands instead of an element (zeroed or overwritten bytes), the demuxer searches onwards for a
+ * top-level ID; mediabunny 1.61's search never returns when none follows before the segment's end
+ * (it stops advancing 8 bytes short of it, on the page's thread), so such a file is refused here.
+ * An element of unknown size ends the walk: its end is only found by reading inside it.
+ */
+function checkSegmentElements(b: Uint8Array, start: number, end: number): void {
+  let pos = start;
+  while (pos + 2 <= end) {
+    const idLen = b[pos]! >= 0x80 ? 1 : b[pos]! >= 0x40 ? 2 : b[pos]! >= 0x20 ? 3 : b[pos]! >= 0x10 ? 4 : 0;
+    let id = 0;
+    for (let i = 0; i < idLen; i++) id = id * 256 + (b[pos + i] ?? 0);
+    if (idLen > 0 && (LEVEL_1_IDS.has(id) || id === VOID_ID) && pos + idLen < end) {
+      const [size, sizeLen] = vint(b, pos + idLen);
+      if (size < 0) return;
+      pos += idLen + sizeLen + size;
+      continue;
+    }
+    const until = Math.min(end, pos + RESYNC_BYTES);
+    // under 8 bytes left, the demuxer stops instead of searching
+    if (until - pos < 8) return;
+    const next = nextTopLevelId(b, pos, until);
+    if (next < 0) {
+      throw invalidAudio(`the WebM/Matroska file is damaged: from byte ${pos} to its segment's end (byte ${end}) no element follows (zeroed or overwritten data)`);
+    }
+    pos = next;
+  }
+}
+
+/** The first position in [from, until - 8] where a 4-byte top-level ID starts, or -1. */
+function nextTopLevelId(b: Uint8Array, from: number, until: number): number {
+  for (let o = from; o + 8 < until; o++) {
+    if ((b[o]! & 0xf0) !== 0x10) continue;
+    const id = ((b[o]! << 24) >>> 0) + (b[o + 1]! << 16) + (b[o + 2]! << 8) + b[o + 3]!;
+    if (LEVEL_1_IDS.has(id)) return o;
+  }
+  return -1;
 }
 
 /** Frame count from a Xing/Info (LAME, ffmpeg) or VBRI (Fraunhofer) header in the first frame. */
@@ -141,7 +188,9 @@ function checkMp3(bytes: Uint8Array): Expectation {
       if (u32(xing + 4) & 1) frames = u32(xing + 8);
       trim = lameTrim(bytes, xing, frames, h.samplesPerFrame);
     } else if (tag(o + 36) === 'VBRI') frames = u32(o + 36 + 14);
-    return { duration: (frames * h.samplesPerFrame) / h.sampleRate, ...(trim && { trim }) };
+    // the decoded length: LAME's delay and padding (over 0.1 s at 12 kHz and below) are trimmed away
+    const samples = trim && Number.isFinite(trim.keep) ? trim.keep : frames * h.samplesPerFrame;
+    return { duration: samples / h.sampleRate, ...(trim && { trim }) };
   }
   return { duration: 0 };
 }

@@ -45,12 +45,20 @@ function declaredSeconds(bytes: Uint8Array): number {
   return expected.lengthHint ?? expected.duration;
 }
 
-/** The data chunk's bytes that are present (streamed files declare placeholders) over the format's byte rate. */
+/**
+ * The data chunk's bytes that are present (streamed files declare placeholders) over the format's byte
+ * rate, from its channels, sample rate and sample size as the decoder reads them: the header's own
+ * byte-rate field is not read by the decoder, so a damaged one must not set what is charged.
+ */
 function wavSeconds(bytes: Uint8Array, flavour: Parameters<typeof riffChunks>[1]): number {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let byteRate = 0;
   for (const chunk of riffChunks(bytes, flavour)) {
-    if (chunk.id === 'fmt ' && chunk.body + 12 <= bytes.length) byteRate = view.getUint32(chunk.body + 8, true);
+    if (chunk.id === 'fmt ' && chunk.body + 16 <= bytes.length) {
+      const channels = view.getUint16(chunk.body + 2, true);
+      const bits = view.getUint16(chunk.body + 14, true);
+      byteRate = channels * view.getUint32(chunk.body + 4, true) * Math.ceil(bits / 8);
+    }
     if (chunk.id === 'data') {
       const present = bytes.length - chunk.body;
       const size = chunk.placeholder ? present : Math.min(chunk.size, present);

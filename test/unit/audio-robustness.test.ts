@@ -1,10 +1,14 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/errors';
 import { decodeAudio, type AudioEncoding, type DecodeOptions } from '../../src/audio/index';
 import { checkBeforeDecode } from '../../src/audio/integrity';
 import { sniff } from '../../src/audio/sniff';
+import { DEFAULT_TRANSCRIPTION_PARAMS } from '../../src/api/params';
+import { audioLengthOf } from '../../src/sw/credit-estimate';
 import { makeAudioFixtures } from '../../scripts/make-audio-fixtures.mjs';
 
 let dir = '';
@@ -120,5 +124,36 @@ describe('damaged input never throws anything but invalid_audio', () => {
       code: 'invalid_audio',
       detail: expect.stringMatching(/sample rate of 4294967280 Hz/),
     });
+  });
+});
+
+describe('what a container declares, against what it holds', () => {
+  it('a WebM whose bytes are zeroed after its start is refused as damaged before the demuxer (whose resync would spin forever)', () => {
+    const whole = read('webm-opus.webm');
+    expect(checkBeforeDecode('matroska', whole)).toEqual({ duration: 0 });
+    for (const from of [300, 1000, Math.floor(whole.length / 2)]) {
+      const b = whole.slice();
+      b.fill(0, from);
+      expect(() => checkBeforeDecode('matroska', b), `zeroed from ${from}`).toThrow(/damaged: from byte \d+ to its segment's end/);
+    }
+  });
+  it("a short 8 kHz MP3 declares its decoded length (LAME's delay and padding taken off), not its frames' length", () => {
+    // LAME's delay and padding (0.2 s here) are more than the truncation check's tolerance
+    const out = join(mkdtempSync(join(tmpdir(), 'mp3-8k-')), 'short.mp3');
+    execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-i', join(dir, 'wav-s16-44k-stereo.wav'), '-ac', '1', '-ar', '8000', '-t', '1.3', '-c:a', 'libmp3lame', '-b:a', '16k', out]);
+    const e = checkBeforeDecode('mp3', new Uint8Array(readFileSync(out)));
+    // ffmpeg wrote 1.3 s; its 11 frames of 1152 samples hold 1.58 s
+    expect(e.duration).toBeCloseTo(1.3, 2);
+  });
+  it("a WAV's credit length comes from its channels, rate and sample size, not its byte-rate field", () => {
+    const b = read('wav-s16-44k-stereo.wav');
+    const seconds = (bytes: Uint8Array) => audioLengthOf(bytes.slice().buffer as ArrayBuffer, { ...DEFAULT_TRANSCRIPTION_PARAMS }).seconds;
+    const truth = seconds(b);
+    expect(truth).toBeCloseTo(11, 1);
+    for (const byteRate of [1, 0xffffffff]) {
+      const damaged = b.slice();
+      new DataView(damaged.buffer).setUint32(28, byteRate, true);
+      expect(seconds(damaged), `byte rate ${byteRate}`).toBe(truth);
+    }
   });
 });
