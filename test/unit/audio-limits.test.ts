@@ -100,7 +100,8 @@ describe('maxAudioSeconds', () => {
 });
 
 describe('NaN and infinite samples in float WAV', () => {
-  const poison: [string, number][] = [['NaN', NaN], ['infinite', Infinity], ['infinite', -Infinity]];
+  const tooLarge = 'an infinite or out-of-range (beyond ±3.4e38)';
+  const poison: [string, number][] = [['a NaN', NaN], [tooLarge, Infinity], [tooLarge, -Infinity]];
 
   it('are rejected with invalid_audio naming the sample, in 32- and 64-bit files', async () => {
     for (const name of ['wav-f32-16k.wav', 'wav-f64-8k.wav', 'wav-ami-f32.wav', 'wav-w64-f32-16k.w64']) {
@@ -108,7 +109,8 @@ describe('NaN and infinite samples in float WAV', () => {
       const { dataOffset, format, sampleRate } = parseWav(clean);
       const width = format === 'f64' ? 8 : 4;
       const frame = sampleRate * 2 + 17; // 2 s in
-      for (const [word, value] of poison) {
+      // a finite 64-bit sample beyond float32's range becomes infinite in the decoded signal
+      for (const [word, value] of width === 8 ? [...poison, [tooLarge, 1e300] as [string, number]] : poison) {
         const b = clean.slice();
         const v = new DataView(b.buffer);
         if (width === 8) v.setFloat64(dataOffset + frame * 8, value, true);
