@@ -1,6 +1,8 @@
 import type { TranscriptionParams } from '../api/params';
 import { checkBeforeDecode } from '../audio/integrity';
-import { riffChunks, riffFlavour } from '../audio/riff';
+import { BYTES_PER_SAMPLE } from '../audio/pcm';
+import { riffFlavour } from '../audio/riff';
+import { parseWav } from '../audio/wav';
 import { sniff } from '../audio/sniff';
 
 /**
@@ -37,8 +39,7 @@ export function audioLengthOf(body: ArrayBuffer, params: TranscriptionParams): A
 }
 
 function declaredSeconds(bytes: Uint8Array): number {
-  const wav = riffFlavour(bytes);
-  if (wav) return wavSeconds(bytes, wav);
+  if (riffFlavour(bytes)) return wavSeconds(bytes);
   const found = sniff(bytes);
   if (found.kind !== 'known') return 0;
   const expected = checkBeforeDecode(found.container, bytes);
@@ -46,24 +47,10 @@ function declaredSeconds(bytes: Uint8Array): number {
 }
 
 /**
- * The data chunk's bytes that are present (streamed files declare placeholders) over the format's byte
- * rate, from its channels, sample rate and sample size as the decoder reads them: the header's own
- * byte-rate field is not read by the decoder, so a damaged one must not set what is charged.
+ * Seconds of whole frames, from the header as the decoder reads it (parseWav), so that a field it
+ * ignores, such as a damaged byte rate, cannot set what is charged; a header it refuses throws.
  */
-function wavSeconds(bytes: Uint8Array, flavour: Parameters<typeof riffChunks>[1]): number {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let byteRate = 0;
-  for (const chunk of riffChunks(bytes, flavour)) {
-    if (chunk.id === 'fmt ' && chunk.body + 16 <= bytes.length) {
-      const channels = view.getUint16(chunk.body + 2, true);
-      const bits = view.getUint16(chunk.body + 14, true);
-      byteRate = channels * view.getUint32(chunk.body + 4, true) * Math.ceil(bits / 8);
-    }
-    if (chunk.id === 'data') {
-      const present = bytes.length - chunk.body;
-      const size = chunk.placeholder ? present : Math.min(chunk.size, present);
-      return byteRate > 0 ? size / byteRate : 0;
-    }
-  }
-  return 0;
+function wavSeconds(bytes: Uint8Array): number {
+  const wav = parseWav(bytes);
+  return wav.dataLength / (BYTES_PER_SAMPLE[wav.format] * wav.channels) / wav.sampleRate;
 }
