@@ -161,6 +161,7 @@ async function serveJob(transcriber: TranscriptionHost, job: TranscribeJob, port
   const body = new Promise<ArrayBuffer>((resolve) => (received = resolve));
   port.onmessage = (event: MessageEvent<JobControl>) => {
     if (event.data?.type === 'body') received(event.data.body);
+    else if (event.data?.type === 'ping') reply({ type: 'alive' });
     else if (event.data?.type === 'cancel') controller.abort(new DOMException('the HTTP client went away', 'AbortError'));
   };
   reply({ type: 'accepted' });

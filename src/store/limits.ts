@@ -15,8 +15,9 @@ export interface Limits {
   /** Lifetime of tokens from /v1/auth/token, in seconds. Default 600. */
   tokenTtlSeconds: number;
   /**
-   * How long the engine may go without reporting progress on a job it has started before the job is
-   * stopped (504, or an errored body once streaming). Waiting in the queue does not count. Default 5 minutes.
+   * How long the engine may go without reporting progress on a job it has started, or the page hosting it
+   * without answering while the job waits to start, before the job is stopped (504, or an errored body
+   * once streaming). Waiting in the queue of a page that answers does not count. Default 5 minutes.
    */
   engineTimeoutMs: number;
   /**

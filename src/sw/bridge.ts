@@ -8,12 +8,18 @@ import { PROBE, type JobControl, type JobReply, type ProbeReply, type Transcribe
  * - No host page open: 503 problem+json (internal_server_error), answered after at most PROBE_TIMEOUT_MS.
  * - A host that does not acknowledge the job within ACK_TIMEOUT_MS: 503 and it is forgotten as a host.
  * - The host page closes or navigates away mid-request (checked every CLIENT_POLL_MS): 503.
- * - An engine that has started the job and then reports no progress for `stallTimeoutMs`: 504. The time
- *   a job waits in the page's queue, and a long job that keeps reporting progress, meet no deadline.
+ * - An engine that has started the job and then reports no progress for `stallTimeoutMs`: 504. A long job
+ *   that keeps reporting progress meets no deadline.
+ * - Before the engine starts (the job waits in the page's queue, or the page decodes its audio), the page
+ *   is pinged on the job's port; a page that leaves the pings unanswered for `stallTimeoutMs` has a
+ *   frozen thread (a synchronous loop in a demuxer, say): 504, and it is forgotten as a host. Waiting
+ *   in the queue itself meets no deadline, since a live page answers.
  */
 export const PROBE_TIMEOUT_MS = 500;
 export const ACK_TIMEOUT_MS = 3000;
 export const CLIENT_POLL_MS = 500;
+/** Pings per `stallTimeoutMs` before the engine starts: a reply may come a few pings late on a busy page. */
+const PINGS_PER_DEADLINE = 4;
 
 export interface BridgeResult {
   json: string;
@@ -71,6 +77,7 @@ export class EngineBridge {
     return new Promise<BridgeResult>((resolve, reject) => {
       let settled = false;
       let accepted = false;
+      let started = false;
       const cancel = () => port1.postMessage({ type: 'cancel' } satisfies JobControl);
       const finish = (outcome: () => void) => {
         if (settled) return;
@@ -78,6 +85,7 @@ export class EngineBridge {
         clearTimeout(ackTimer);
         clearTimeout(stall);
         clearInterval(poll);
+        clearInterval(ping);
         signal?.removeEventListener('abort', onAbort);
         port1.close();
         outcome();
@@ -91,7 +99,12 @@ export class EngineBridge {
         const reply = event.data;
         if (reply.type === 'accepted') {
           accepted = true;
+          armStall();
+        } else if (reply.type === 'alive') {
+          if (!started) armStall();
         } else if (reply.type === 'progress') {
+          started = true;
+          clearInterval(ping);
           armStall();
         } else if (reply.type === 'result') {
           finish(() => resolve({ json: reply.json, audioSeconds: reply.audioSeconds }));
@@ -105,16 +118,24 @@ export class EngineBridge {
         this.removeHost(host.id);
         finish(() => reject(unavailable('the page hosting the engine did not accept the request')));
       }, ACK_TIMEOUT_MS);
-      // Armed by the engine's first progress report (the job left the queue) and re-armed by each one.
+      // Armed by the acknowledgement; re-armed by the page's answers to pings until the engine's first
+      // progress report (the job left the queue), and by each progress report after that.
       let stall: ReturnType<typeof setTimeout> | undefined;
       const armStall = () => {
         clearTimeout(stall);
         stall = setTimeout(() => {
           cancel();
-          const detail = `the engine reported no progress for ${stallTimeoutMs} ms (engineTimeoutMs) and was stopped`;
+          if (!started) this.removeHost(host.id);
+          const detail = started
+            ? `the engine reported no progress for ${stallTimeoutMs} ms (engineTimeoutMs) and was stopped`
+            : `the page hosting the engine did not answer for ${stallTimeoutMs} ms (engineTimeoutMs) before the job started; its thread is blocked`;
           finish(() => reject(new ApiError(504, 'internal_server_error', detail)));
         }, stallTimeoutMs);
       };
+      const ping = setInterval(
+        () => accepted && port1.postMessage({ type: 'ping' } satisfies JobControl),
+        Math.min(CLIENT_POLL_MS, stallTimeoutMs / PINGS_PER_DEADLINE),
+      );
       const poll = setInterval(() => {
         void this.clients.get(host.id).then((client) => {
           if (client) return;

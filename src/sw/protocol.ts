@@ -12,9 +12,11 @@
  *   { type: 'localscribe:transcribe', query } + port; the body follows on the port ('body', its bytes
  *   transferred), so the acknowledgement does not wait for a large body to cross (tens of MB can take
  *   seconds on a loaded machine)
- * page → SW on the job's port: 'accepted' at once, 'progress' each time the engine reports progress on
- * the job (the first one means it left the queue), then exactly one 'result' or 'error'.
- * SW → page on the job's port: 'body' once, 'cancel' when the HTTP client went away.
+ * page → SW on the job's port: 'accepted' at once, 'alive' for each 'ping', 'progress' each time the
+ * engine reports progress on the job (the first one means it left the queue), then exactly one 'result'
+ * or 'error'.
+ * SW → page on the job's port: 'body' once, 'ping' until the first 'progress' (a page whose thread is
+ * blocked cannot answer), 'cancel' when the HTTP client went away.
  */
 export const HOST = 'localscribe:host';
 export const UNHOST = 'localscribe:unhost';
@@ -32,6 +34,7 @@ export interface TranscribeJob {
 
 export type JobReply =
   | { type: 'accepted' }
+  | { type: 'alive' }
   | { type: 'progress' }
   | {
       type: 'result';
@@ -42,6 +45,6 @@ export type JobReply =
     }
   | { type: 'error'; status: number; code: string | undefined; detail: string };
 
-export type JobControl = { type: 'body'; body: ArrayBuffer } | { type: 'cancel' };
+export type JobControl = { type: 'body'; body: ArrayBuffer } | { type: 'ping' } | { type: 'cancel' };
 
 export type ProbeReply = { type: 'host' };

@@ -4,6 +4,7 @@
  * lost custom models, an engine that still transcribes afterwards.
  */
 import { seeded as rng } from '../../engine/decoding/seeded-random';
+import { TRANSCRIBE } from '../../src/sw/protocol';
 import { AUTH, CLIP, call, expect, openApp, resetOrigin, test } from './helpers';
 
 const URL_ = '/v1/speech-to-text/prerecorded';
@@ -164,3 +165,52 @@ for (const streamed of [false, true]) {
     expect(next.status, next.text).toBe(200);
   });
 }
+
+test("an engine page whose thread freezes before the job starts: 504 within engineTimeoutMs, and the next request works once it thaws", async ({ context }) => {
+  test.setTimeout(120_000);
+  const TIMEOUT_MS = 1500;
+  const FROZEN_MS = 10_000;
+  const host = await context.newPage();
+  await openApp(host);
+  await resetOrigin(host);
+  await host.evaluate((ms) => window.e2e.setLimits({ engineTimeoutMs: ms }), TIMEOUT_MS);
+  // Right after the page acknowledges the job, its thread spins as a demuxer stuck in a loop would.
+  await host.evaluate(
+    ([transcribe, ms]) => {
+      navigator.serviceWorker.addEventListener('message', (event) => {
+        if ((event.data as { type?: string } | null)?.type !== transcribe) return;
+        setTimeout(() => {
+          const end = Date.now() + ms;
+          while (Date.now() < end);
+        });
+      });
+    },
+    [TRANSCRIBE, FROZEN_MS] as const,
+  );
+  const client = await context.newPage();
+  await openApp(client, '?engine=0');
+  const t0 = Date.now();
+  const res = await call(client, URL_, { headers: AUTH, bodyFrom: CLIP });
+  const ms = Date.now() - t0;
+  expect(res.status, res.text).toBe(504);
+  expect((res.json as { detail: string }).detail).toMatch(/did not answer for 1500 ms \(engineTimeoutMs\) before the job started/);
+  expect(ms, 'answered while the page is still frozen').toBeLessThan(FROZEN_MS - 2000);
+  // Once the page thaws, the service worker finds it again and it transcribes.
+  await expect.poll(() => host.evaluate(() => true), { timeout: FROZEN_MS + 10_000 }).toBe(true);
+  await host.evaluate(() => window.e2e.setLimits({ engineTimeoutMs: 300_000 }));
+  const next = await call(client, URL_, { headers: AUTH, bodyFrom: CLIP });
+  expect(next.status, next.text).toBe(200);
+  expect((next.json as { text: string }).text.toLowerCase()).toContain('clubs');
+});
+
+test('a job that waits longer than engineTimeoutMs before it starts, on a page that answers, is not stopped', async ({ app }) => {
+  await app.evaluate(() => window.e2e.setLimits({ engineTimeoutMs: 1500 }));
+  await app.evaluate(() => (window.e2e.holdJobsMs = 6000));
+  try {
+    const res = await call(app, URL_, { headers: AUTH, bodyFrom: CLIP });
+    expect(res.status, res.text).toBe(200);
+    expect((res.json as { text: string }).text.toLowerCase()).toContain('clubs');
+  } finally {
+    await app.evaluate(() => (window.e2e.holdJobsMs = 0));
+  }
+});

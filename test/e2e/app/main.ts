@@ -41,6 +41,7 @@ const host: local.TranscriptionHost | undefined = transcriber && {
     e2e.jobsStarted++;
     e2e.jobsRunning++;
     try {
+      await new Promise((resolve) => setTimeout(resolve, e2e.holdJobsMs));
       return await transcriber.transcribe(input, params, options);
     } catch (err) {
       e2e.lastJobError = String(err);
@@ -57,6 +58,8 @@ const e2e = {
   /** Jobs of the service worker this page's engine has not finished (or failed, or cancelled) yet. */
   jobsRunning: 0,
   lastJobError: '',
+  /** Jobs wait this long before the engine gets them, as behind another job in the queue. */
+  holdJobsMs: 0,
   /** Makes the engine's worker die as a crash would (an uncaught error inside it). */
   crashEngine: () => transcriber && crashEngine(transcriber),
   clearAll,
