@@ -1,6 +1,6 @@
 import { invalidAudio } from '../api/errors';
 import { inspectMp4, UNSUPPORTED_MP4_AUDIO } from './mp4';
-import { oggSeconds } from './ogg';
+import { oggDamage, oggSeconds } from './ogg';
 import { id3Length, mpegFrame, type Container } from './sniff';
 
 /**
@@ -80,18 +80,9 @@ function checkFlac(bytes: Uint8Array): Expectation {
 }
 
 function checkOgg(bytes: Uint8Array): Expectation {
-  // The last page (the one nearest the end; trailing junk after it is tolerated) must be complete:
-  // header, lacing table and every segment it announces.
-  const from = Math.max(0, bytes.length - 70_000);
-  for (let o = bytes.length - 27; o >= from; o--) {
-    if (bytes[o] !== 0x4f || bytes[o + 1] !== 0x67 || bytes[o + 2] !== 0x67 || bytes[o + 3] !== 0x53 || bytes[o + 4] !== 0) continue;
-    const segments = bytes[o + 26]!;
-    let end = o + 27 + segments;
-    if (end <= bytes.length) for (let i = 0; i < segments; i++) end += bytes[o + 27 + i]!;
-    if (end <= bytes.length) return { duration: 0, lengthHint: oggSeconds(bytes) };
-    break;
-  }
-  throw invalidAudio('the Ogg file is truncated: its last page is incomplete');
+  const damage = oggDamage(bytes);
+  if (damage) throw invalidAudio(`the Ogg file is ${damage}`);
+  return { duration: 0, lengthHint: oggSeconds(bytes) };
 }
 
 /** EBML variable-length integer at `o`: [value, length], value -1 for "unknown size". */

@@ -50,3 +50,73 @@ export function oggSeconds(b: Uint8Array): number {
   }
   return 0;
 }
+
+/** The Ogg page checksum's table: CRC-32 with polynomial 0x04C11DB7, not reflected, no final XOR. */
+const CRC_TABLE = (() => {
+  const table = new Uint32Array(256);
+  for (let i = 0; i < 256; i++) {
+    let r = i << 24;
+    for (let k = 0; k < 8; k++) r = r & 0x80000000 ? (r << 1) ^ 0x04c11db7 : r << 1;
+    table[i] = r >>> 0;
+  }
+  return table;
+})();
+
+/** The page's checksum over bytes [o, end), its own checksum field (bytes 22-25) counted as zero. */
+function pageCrc(b: Uint8Array, o: number, end: number): number {
+  let crc = 0;
+  for (let i = o; i < end; i++) {
+    const byte = i >= o + 22 && i < o + 26 ? 0 : b[i]!;
+    crc = ((crc << 8) ^ CRC_TABLE[((crc >>> 24) ^ byte) & 0xff]!) >>> 0;
+  }
+  return crc;
+}
+
+/** End of the page at `o` (header, lacing table, segments), or -1 when the bytes stop before it. */
+function pageEnd(b: Uint8Array, o: number): number {
+  if (o + 27 > b.length) return -1;
+  const segments = b[o + 26]!;
+  let end = o + 27 + segments;
+  if (end > b.length) return -1;
+  for (let i = 0; i < segments; i++) end += b[o + 27 + i]!;
+  return end <= b.length ? end : -1;
+}
+
+/** The checksum the page at `o` should carry (tests use it to write well-formed pages with odd fields). */
+export const pageChecksum = (b: Uint8Array, o: number): number => pageCrc(b, o, pageEnd(b, o));
+
+const storedCrc = (b: Uint8Array, o: number) => (b[o + 22]! | (b[o + 23]! << 8) | (b[o + 24]! << 16) | (b[o + 25]! << 24)) >>> 0;
+
+/** A whole page with a right checksum starts at `o`. */
+const isSoundPage = (b: Uint8Array, o: number) => {
+  if (!isPage(b, o)) return false;
+  const end = pageEnd(b, o);
+  return end > 0 && pageCrc(b, o, end) === storedCrc(b, o);
+};
+
+/**
+ * What is wrong with an Ogg file ('truncated: …' or 'damaged: …'), or null when it is whole. A physical Ogg stream is pages
+ * back to back from its first byte, each with a CRC-32 of itself, so damage anywhere shows: a page
+ * whose checksum fails (flipped or overwritten bytes inside it), bytes that are no page between two
+ * pages (zeroed or overwritten data), or a last page cut short. Demuxers skip such pages and decode the
+ * rest, so without this the audio there would be lost without a word. Bytes after a page that ends the
+ * stream (its end-of-stream flag) are tolerated, as players ignore them.
+ */
+export function oggDamage(b: Uint8Array): string | null {
+  let o = 0;
+  let ended = false;
+  while (o < b.length) {
+    if (!isPage(b, o)) {
+      let next = o + 1;
+      while (next + 27 <= b.length && !isSoundPage(b, next)) next++;
+      if (next + 27 <= b.length) return `damaged: bytes ${o} to ${next} are not Ogg pages (zeroed or overwritten data)`;
+      return ended ? null : `damaged: from byte ${o} to its end (byte ${b.length}) no Ogg page follows (zeroed or overwritten data)`;
+    }
+    const end = pageEnd(b, o);
+    if (end < 0) return `truncated: its page at byte ${o} is cut short`;
+    if (pageCrc(b, o, end) !== storedCrc(b, o)) return `damaged: its page at byte ${o} fails its checksum`;
+    ended = (b[o + 5]! & 0x04) !== 0;
+    o = end;
+  }
+  return null;
+}

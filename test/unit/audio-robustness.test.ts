@@ -137,6 +137,26 @@ describe('what a container declares, against what it holds', () => {
       expect(() => checkBeforeDecode('matroska', b), `zeroed from ${from}`).toThrow(/damaged: from byte \d+ to its segment's end/);
     }
   });
+  it('an Ogg file damaged anywhere (bytes zeroed or overwritten between pages, a byte changed inside one, a zeroed tail) is refused; whole files and bytes after the end-of-stream page pass', () => {
+    for (const name of ['ogg-opus.ogg', 'ogg-vorbis.ogg']) {
+      const whole = read(name);
+      expect(checkBeforeDecode('ogg', whole).lengthHint, name).toBeGreaterThan(0);
+      const middle = Math.floor(whole.length / 2);
+      const zeroed = whole.slice();
+      const pageStart = Buffer.from(whole).indexOf('OggS', middle); // the next page's start
+      zeroed.fill(0, pageStart, pageStart + 3000);
+      expect(() => checkBeforeDecode('ogg', zeroed), name).toThrow(/Ogg file is damaged: bytes \d+ to \d+ are not Ogg pages/);
+      const flipped = whole.slice();
+      flipped[middle]! ^= 0x10;
+      expect(() => checkBeforeDecode('ogg', flipped), name).toThrow(/Ogg file is damaged: its page at byte \d+ fails its checksum/);
+      const tail = whole.slice();
+      tail.fill(0, pageStart);
+      expect(() => checkBeforeDecode('ogg', tail), name).toThrow(/Ogg file is damaged: from byte \d+ to its end .* no Ogg page follows/);
+      const padded = new Uint8Array(whole.length + 4096);
+      padded.set(whole);
+      expect(checkBeforeDecode('ogg', padded).lengthHint, `${name} with zeros after its last page`).toBe(checkBeforeDecode('ogg', whole).lengthHint);
+    }
+  });
   it("a short 8 kHz MP3 declares its decoded length (LAME's delay and padding taken off), not its frames' length", () => {
     // LAME's delay and padding (0.2 s here) are more than the truncation check's tolerance
     const out = join(mkdtempSync(join(tmpdir(), 'mp3-8k-')), 'short.mp3');

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkBeforeDecode } from '../../src/audio/integrity';
+import { pageChecksum } from '../../src/audio/ogg';
 import { inspectMp4 } from '../../src/audio/mp4';
 import { sniff, type Container } from '../../src/audio/sniff';
 import { makeAudioFixtures } from '../../scripts/make-audio-fixtures.mjs';
@@ -91,6 +92,8 @@ describe('container integrity', () => {
     }
   });
 
+  /** Writes the page's checksum for its present bytes. */
+  const resign = (b: Uint8Array, page: number) => new DataView(b.buffer, b.byteOffset).setUint32(page + 22, pageChecksum(b, page), true);
   it('reads the length of Ogg Opus and Ogg Vorbis from the last page, and nothing from Speex', () => {
     for (const name of ['ogg-opus.ogg', 'ogg-vorbis.ogg']) {
       expect(checkBeforeDecode('ogg', read(name)).lengthHint, name).toBeCloseTo(11, 1);
@@ -101,13 +104,17 @@ describe('container integrity', () => {
     let page = last;
     while (!(damaged[page] === 0x4f && damaged[page + 1] === 0x67 && damaged[page + 2] === 0x67 && damaged[page + 3] === 0x53)) page--;
     damaged[page + 11] = 1;
+    expect(() => checkBeforeDecode('ogg', damaged)).toThrow(/fails its checksum/);
+    // ... and where an encoder wrote it so, checksum and all, the length is unknown.
+    resign(damaged, page);
     expect(checkBeforeDecode('ogg', damaged).lengthHint).toBe(0);
     const speex = read('ogg-opus.ogg');
     speex.set(new TextEncoder().encode('Speex   '), 27 + speex[26]!);
+    resign(speex, 0);
     expect(checkBeforeDecode('ogg', speex).lengthHint).toBe(0);
   });
 
-  it('tolerates junk after the last Ogg page, and an MP3 without a Xing header declares nothing', () => {
+  it('tolerates junk after the last (end-of-stream) Ogg page, and an MP3 without a Xing header declares nothing', () => {
     const ogg = read('ogg-opus.ogg');
     const padded = new Uint8Array(ogg.length + 128);
     padded.set(ogg);
