@@ -85,6 +85,9 @@ function checkOgg(bytes: Uint8Array): Expectation {
   return { duration: 0, lengthHint: oggSeconds(bytes) };
 }
 
+/** The big-endian 32-bit number at `p`; 0 where the bytes end before it. */
+const u32be = (b: Uint8Array, p: number) => (p + 4 <= b.length ? ((b[p]! << 24) >>> 0) + (b[p + 1]! << 16) + (b[p + 2]! << 8) + b[p + 3]! : 0);
+
 /** EBML variable-length integer at `o`: [value, length], value -1 for "unknown size". */
 function vint(b: Uint8Array, o: number): [number, number] {
   const first = b[o] ?? 0;
@@ -133,10 +136,9 @@ const RESYNC_BYTES = 10 * 2 ** 20;
 function checkSegmentElements(b: Uint8Array, start: number, end: number): void {
   let pos = start;
   while (pos + 2 <= end) {
-    const idLen = b[pos]! >= 0x80 ? 1 : b[pos]! >= 0x40 ? 2 : b[pos]! >= 0x20 ? 3 : b[pos]! >= 0x10 ? 4 : 0;
-    let id = 0;
-    for (let i = 0; i < idLen; i++) id = id * 256 + (b[pos + i] ?? 0);
-    if (idLen > 0 && (LEVEL_1_IDS.has(id) || id === VOID_ID) && pos + idLen < end) {
+    // the IDs that may stand here are Void (one byte) and the level-1 ones (four)
+    const idLen = b[pos] === VOID_ID ? 1 : LEVEL_1_IDS.has(u32be(b, pos)) ? 4 : 0;
+    if (idLen > 0 && pos + idLen < end) {
       const [size, sizeLen] = vint(b, pos + idLen);
       if (size < 0) return;
       pos += idLen + sizeLen + size;
@@ -156,9 +158,7 @@ function checkSegmentElements(b: Uint8Array, start: number, end: number): void {
 /** The first position in [from, until - 8] where a 4-byte top-level ID starts, or -1. */
 function nextTopLevelId(b: Uint8Array, from: number, until: number): number {
   for (let o = from; o + 8 < until; o++) {
-    if ((b[o]! & 0xf0) !== 0x10) continue;
-    const id = ((b[o]! << 24) >>> 0) + (b[o + 1]! << 16) + (b[o + 2]! << 8) + b[o + 3]!;
-    if (LEVEL_1_IDS.has(id)) return o;
+    if ((b[o]! & 0xf0) === 0x10 && LEVEL_1_IDS.has(u32be(b, o))) return o;
   }
   return -1;
 }
@@ -170,15 +170,14 @@ function checkMp3(bytes: Uint8Array): Expectation {
   for (let o = start; o < end; o++) {
     const h = mpegFrame(bytes, o);
     if (!h) continue;
-    const u32 = (p: number) => (p + 4 <= bytes.length ? ((bytes[p]! << 24) >>> 0) + (bytes[p + 1]! << 16) + (bytes[p + 2]! << 8) + bytes[p + 3]! : 0);
     const tag = (p: number) => String.fromCharCode(...bytes.subarray(p, p + 4));
     const xing = o + 4 + (h.mpeg1 ? (h.mono ? 17 : 32) : h.mono ? 9 : 17);
     let frames = 0;
     let trim: Expectation['trim'];
     if (tag(xing) === 'Xing' || tag(xing) === 'Info') {
-      if (u32(xing + 4) & 1) frames = u32(xing + 8);
+      if (u32be(bytes, xing + 4) & 1) frames = u32be(bytes, xing + 8);
       trim = lameTrim(bytes, xing, frames, h.samplesPerFrame);
-    } else if (tag(o + 36) === 'VBRI') frames = u32(o + 36 + 14);
+    } else if (tag(o + 36) === 'VBRI') frames = u32be(bytes, o + 36 + 14);
     // the decoded length: LAME's delay and padding (over 0.1 s at 12 kHz and below) are trimmed away
     const samples = trim && Number.isFinite(trim.keep) ? trim.keep : frames * h.samplesPerFrame;
     return { duration: samples / h.sampleRate, ...(trim && { trim }) };
