@@ -1,4 +1,4 @@
-import { invalidAudio } from '../api/errors';
+import { invalidAudio, type ApiError } from '../api/errors';
 import { inspectMp4, UNSUPPORTED_MP4_AUDIO } from './mp4';
 import { oggDamage, oggSeconds } from './ogg';
 import { id3Length, mpegFrame, type Container } from './sniff';
@@ -115,44 +115,81 @@ function checkMatroska(bytes: Uint8Array): Expectation {
     if (size >= 0 && size > present) {
       throw invalidAudio(`the WebM/Matroska file is truncated: its segment declares ${size} bytes but only ${present} are present`);
     }
-    if (size >= 0) checkSegmentElements(bytes, seg + 4 + len, seg + 4 + len + size);
+    // a live recording (MediaRecorder, ffmpeg -live) leaves the size unknown: the segment runs to the file's end
+    checkSegmentElements(bytes, seg + 4 + len, size >= 0 ? seg + 4 + len + size : bytes.length);
   }
   return { duration: 0 };
 }
 
 /** The IDs a Matroska segment's top level may hold (SeekHead, Info, Tracks, Cluster, Cues, Attachments, Chapters, Tags), and Void. */
 const LEVEL_1_IDS = new Set([0x114d9b74, 0x1549a966, 0x1654ae6b, 0x1f43b675, 0x1c53bb6b, 0x1941a469, 0x1043a770, 0x1254c367]);
+const CLUSTER_ID = 0x1f43b675;
 const VOID_ID = 0xec;
-/** How far past junk the demuxer (mediabunny) searches for the next top-level element. */
-const RESYNC_BYTES = 10 * 2 ** 20;
+/** The IDs a cluster holds: Timestamp, SilentTracks, Position, PrevSize, SimpleBlock, BlockGroup, EncryptedBlock, Void, CRC-32. */
+const CLUSTER_CHILD_IDS = new Set([0xe7, 0x5854, 0xa7, 0xab, 0xa3, 0xa0, 0xaf, VOID_ID, 0xbf]);
+
+/** The error for junk at `pos` (where an element should start in a segment ending at `end`), `where` prefixed. */
+function junkAt(b: Uint8Array, pos: number, end: number, where = ''): ApiError {
+  const next = nextTopLevelId(b, pos, end);
+  const span = next < 0 ? `from byte ${pos} to its segment's end (byte ${end}) no element follows` : `bytes ${pos} to ${next} are no element`;
+  return damagedWebm(where + span);
+}
+
+const damagedWebm = (detail: string) => invalidAudio(`the WebM/Matroska file is damaged: ${detail} (zeroed or overwritten data)`);
+
+/** The EBML element ID at `o` (marker bits included) and its length in bytes; length 0 where none can start. */
+function elementId(b: Uint8Array, o: number): [number, number] {
+  const first = b[o] ?? 0;
+  const len = first >= 0x80 ? 1 : first >= 0x40 ? 2 : first >= 0x20 ? 3 : first >= 0x10 ? 4 : 0;
+  if (len === 0 || o + len > b.length) return [0, 0];
+  let id = 0;
+  for (let i = 0; i < len; i++) id = id * 256 + b[o + i]!;
+  return [id, len];
+}
 
 /**
- * Walks a segment of known size [start, end) element by element, as the demuxer does. Where junk
- * stands instead of an element (zeroed or overwritten bytes), the demuxer searches onwards for a
- * top-level ID; mediabunny 1.61's search never returns when none follows before the segment's end
- * (it stops advancing 8 bytes short of it, on the page's thread), so such a file is refused here.
- * An element of unknown size ends the walk: its end is only found by reading inside it.
+ * Walks a segment [start, end) element by element, and each cluster's blocks, as the demuxer does.
+ * Matroska carries no checksums, so damage shows as junk where an element should start (zeroed or
+ * overwritten bytes): the demuxer searches onwards for the next top-level ID and drops what lies
+ * between, losing that audio without a word, and mediabunny 1.61's search never returns when no
+ * element follows before the segment's end (it stops advancing 8 bytes short of it, on the page's
+ * thread). Both are refused here. Fewer than 8 bytes of junk at the very end are left, as the demuxer
+ * leaves them.
  */
 function checkSegmentElements(b: Uint8Array, start: number, end: number): void {
   let pos = start;
-  while (pos + 2 <= end) {
+  while (pos + 8 <= end) {
     // the IDs that may stand here are Void (one byte) and the level-1 ones (four)
     const idLen = b[pos] === VOID_ID ? 1 : LEVEL_1_IDS.has(u32be(b, pos)) ? 4 : 0;
-    if (idLen > 0 && pos + idLen < end) {
-      const [size, sizeLen] = vint(b, pos + idLen);
-      if (size < 0) return;
-      pos += idLen + sizeLen + size;
-      continue;
-    }
-    const until = Math.min(end, pos + RESYNC_BYTES);
-    // under 8 bytes left, the demuxer stops instead of searching
-    if (until - pos < 8) return;
-    const next = nextTopLevelId(b, pos, until);
-    if (next < 0) {
-      throw invalidAudio(`the WebM/Matroska file is damaged: from byte ${pos} to its segment's end (byte ${end}) no element follows (zeroed or overwritten data)`);
+    if (idLen === 0) throw junkAt(b, pos, end);
+    const [size, sizeLen] = vint(b, pos + idLen);
+    const data = pos + idLen + sizeLen;
+    if (u32be(b, pos) === CLUSTER_ID) pos = checkCluster(b, pos, data, size >= 0 ? data + size : -1, end);
+    else if (size >= 0) pos = data + size;
+    else return; // an element of unknown size other than a cluster: its end is only found by parsing it
+  }
+}
+
+/**
+ * Walks the children of the cluster at `at` (data from `start`; `end` -1 when its size is unknown: it
+ * ends where the next top-level element starts, or with the segment). Returns where the cluster ends.
+ */
+function checkCluster(b: Uint8Array, at: number, start: number, end: number, segmentEnd: number): number {
+  const limit = end < 0 ? segmentEnd : Math.min(end, segmentEnd);
+  let pos = start;
+  while (pos < limit) {
+    const [id, idLen] = elementId(b, pos);
+    if (end < 0 && idLen === 4 && LEVEL_1_IDS.has(id)) return pos;
+    const [size, sizeLen] = idLen > 0 ? vint(b, pos + idLen) : [-1, 0];
+    if (!CLUSTER_CHILD_IDS.has(id) || size < 0) throw junkAt(b, pos, segmentEnd, `inside the cluster at byte ${at}, `);
+    const next = pos + idLen + sizeLen + size;
+    if (next > limit) {
+      if (limit === b.length) throw invalidAudio(`the WebM/Matroska file is truncated: its block at byte ${pos} is cut short`);
+      throw damagedWebm(`the block at byte ${pos} runs past its cluster's end (byte ${limit})`);
     }
     pos = next;
   }
+  return limit;
 }
 
 /** The first position in [from, until - 8] where a 4-byte top-level ID starts, or -1. */

@@ -134,8 +134,26 @@ describe('what a container declares, against what it holds', () => {
     for (const from of [300, 1000, Math.floor(whole.length / 2)]) {
       const b = whole.slice();
       b.fill(0, from);
-      expect(() => checkBeforeDecode('matroska', b), `zeroed from ${from}`).toThrow(/damaged: from byte \d+ to its segment's end/);
+      expect(() => checkBeforeDecode('matroska', b), `zeroed from ${from}`).toThrow(/damaged: (inside the cluster at byte \d+, )?from byte \d+ to its segment's end/);
     }
+  });
+  it('a WebM damaged in the middle (zeroed or overwritten bytes where blocks should be) is refused, in a file of known sizes and in a live one of unknown sizes; whole ones pass', () => {
+    const live = join(mkdtempSync(join(tmpdir(), 'webm-live-')), 'live.webm');
+    execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-i', join(dir, 'webm-opus.webm'), '-c', 'copy', '-live', '1', '-f', 'webm', live]);
+    for (const [name, whole] of [['webm-opus.webm', read('webm-opus.webm')], ['mka-vorbis.mka', read('mka-vorbis.mka')], ['live.webm', new Uint8Array(readFileSync(live))]] as const) {
+      expect(checkBeforeDecode('matroska', whole), name).toEqual({ duration: 0 });
+      const middle = Math.floor(whole.length / 2);
+      const zeroed = whole.slice();
+      zeroed.fill(0, middle, middle + 2000);
+      expect(() => checkBeforeDecode('matroska', zeroed), name).toThrow(/damaged: inside the cluster at byte \d+, bytes \d+ to \d+ are no element/);
+      const overwritten = whole.slice();
+      for (let i = middle; i < middle + 2000; i++) overwritten[i] = (i * 2654435761) >>> 24;
+      expect(() => checkBeforeDecode('matroska', overwritten), name).toThrow(/damaged: inside the cluster at byte \d+, bytes \d+ to \d+ are no element/);
+    }
+    // A live file declares no segment size, so a cut is found where its last block stops short.
+    const liveBytes = new Uint8Array(readFileSync(live));
+    const cut = liveBytes.slice(0, liveBytes.length - 3);
+    expect(() => checkBeforeDecode('matroska', cut)).toThrow(/truncated: its block at byte \d+ is cut short/);
   });
   it('an Ogg file damaged anywhere (bytes zeroed or overwritten between pages, a byte changed inside one, a zeroed tail) is refused; whole files and bytes after the end-of-stream page pass', () => {
     for (const name of ['ogg-opus.ogg', 'ogg-vorbis.ogg']) {
