@@ -160,11 +160,11 @@ function checkSegmentElements(b: Uint8Array, start: number, end: number): void {
   let pos = start;
   while (pos + 8 <= end) {
     // the IDs that may stand here are Void (one byte) and the level-1 ones (four)
-    const idLen = b[pos] === VOID_ID ? 1 : LEVEL_1_IDS.has(u32be(b, pos)) ? 4 : 0;
-    if (idLen === 0) throw junkAt(b, pos, end);
+    const [id, idLen] = elementId(b, pos);
+    if (id !== VOID_ID && !(idLen === 4 && LEVEL_1_IDS.has(id))) throw junkAt(b, pos, end);
     const [size, sizeLen] = vint(b, pos + idLen);
     const data = pos + idLen + sizeLen;
-    if (u32be(b, pos) === CLUSTER_ID) pos = checkCluster(b, pos, data, size >= 0 ? data + size : -1, end);
+    if (id === CLUSTER_ID) pos = checkCluster(b, pos, data, size >= 0 ? data + size : -1, end);
     else if (size >= 0) pos = data + size;
     else return; // an element of unknown size other than a cluster: its end is only found by parsing it
   }
