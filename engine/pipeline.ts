@@ -10,7 +10,7 @@ import { cleanWords, joinWords, tokensWithoutFillers } from './postprocess/fille
 import { isConfident, mostLikely, mostProbableJoint, rescoringCandidates, SHORT_UTTERANCE_S, splitByLanguage, SURE_ON_FIT, type LanguageHypothesis, type LanguagePlan } from './language/plan';
 import { applyPatterns, applyPatternsToWords } from './biasing/patterns/spoken-patterns';
 import { attributeSpeakers } from './speakers/assign';
-import { decodeSpeakerConstants, SPEAKER_FEATURE_TENSOR, type SpeakerConstants, type SpeakerConstantsFile } from './speakers/constants';
+import { decodeSpeakerConstants, type SpeakerConstants, type SpeakerConstantsFile } from './speakers/constants';
 import { oneSpeakerTurns, SpeakerDiarizer } from './speakers/diarize';
 import { SpeakerFeatureSource } from './speakers/features';
 import { SegmentationModel, SegmentationScan } from './speakers/segmentation-model';
@@ -180,11 +180,7 @@ export class Engine {
     };
     const [whisperFiles, vadBytes] = await Promise.all([fetchWhisperFiles(files, config.model, progress), files.bytes(vadPath, progress)]);
     const { ort, backend, threads } = await loadRuntime(config.backend, config.wasmBaseUrl, config.numThreads);
-    // whisper-base's block-2 output doubles as the speaker features for diarization (engine/speakers/)
-    const whisperOptions = (on: Backend): WhisperLoadOptions => ({
-      extraOutputs: config.model === 'whisper-base' ? [SPEAKER_FEATURE_TENSOR] : [],
-      ...whisperLoadOptions(config.model, on),
-    });
+    const whisperOptions = (on: Backend): WhisperLoadOptions => whisperLoadOptions(config.model, on);
     let whisper: WhisperModel;
     let usedBackend = backend;
     try {
@@ -215,11 +211,13 @@ export class Engine {
     checkpoint();
     const whole = request.audio instanceof Float32Array ? request.audio.length : null;
     const audio = new RollingAudio();
-    // A diarized request's VAD hears the samples as they are (no level, engine/vad/level.ts): the diarizer's
-    // constants were chosen on those speech probabilities and windows, and with levelled ones its DER on
-    // ../shared/dev/diar rose from 32% to 51% (bench/README.md, VAD level).
     const diarizing = request.diarize && request.maxSpeakers !== 1;
-    const vad = loaded.vad.stream(diarizing ? null : undefined);
+    const vad = loaded.vad.stream();
+    // The diarizer hears the samples as they are (no level, engine/vad/level.ts), in windows of its own:
+    // its constants were chosen on those speech probabilities and windows, and with levelled ones its DER
+    // on ../shared/dev/diar rose from 32% to 51% (bench/README.md, VAD level). The transcript is the one
+    // the same request without diarize=true gets.
+    const speakerVad = diarizing ? loaded.vad.stream(null) : null;
     try {
       const ctx: RequestContext = {
         request,
@@ -234,19 +232,21 @@ export class Engine {
       progress(0);
       const segments: EngineSegment[] = [];
       let from = 0; // the windows before this sample are transcribed
+      let heardFrom = 0; // the diarizer's windows before this sample are heard
       const transcribeSettled = async (complete: boolean) => {
+        if (ctx.diarizer && speakerVad) heardFrom = await this.hearSpeakers(ctx.diarizer, speakerVad, heardFrom, complete, ctx);
         const { settled, next } = settledWindows(vad.probabilities, vad.samples, from, complete);
-        segments.push(...(await this.transcribeWindows(loaded, settled, vad, ctx, complete, progress)));
+        segments.push(...(await this.transcribeWindows(loaded, settled, vad, ctx, progress)));
         from = next;
-        audio.dropBefore(Math.min(from, ctx.diarizer?.scan?.needsFrom ?? Infinity));
+        audio.dropBefore(Math.min(from, speakerVad ? heardFrom : Infinity, ctx.diarizer?.scan?.needsFrom ?? Infinity));
       };
       for await (const chunk of audioChunks(request.audio, signal)) {
         audio.append(chunk);
-        await vad.push(chunk, signal);
+        await Promise.all([vad.push(chunk, signal), speakerVad?.push(chunk, signal)]);
         // a stream is transcribed as it arrives, a block at a time; a whole recording at once (below)
         if (whole === null && vad.samples - from >= BLOCK_SAMPLES) await transcribeSettled(false);
       }
-      await vad.end(signal);
+      await Promise.all([vad.end(signal), speakerVad?.end(signal)]);
       await transcribeSettled(true);
       const probs = vad.probabilities;
       const total = vad.samples;
@@ -261,7 +261,39 @@ export class Engine {
       return { durationMs: (total / SAMPLE_RATE) * 1000, segments: result, model: loaded.info.model, backend: loaded.backend };
     } finally {
       vad.close();
+      speakerVad?.close();
     }
+  }
+
+  /**
+   * Gives the diarizer the speaker features of its settled windows from `fromSample` on (the windows a
+   * transcription would make from its VAD's probabilities), and its speech probabilities; returns where the
+   * next call starts.
+   */
+  private async hearSpeakers(
+    speakers: NonNullable<RequestContext['diarizer']>,
+    speakerVad: VadStream,
+    fromSample: number,
+    complete: boolean,
+    ctx: RequestContext,
+  ): Promise<number> {
+    const { audio, checkpoint } = ctx;
+    const probs = speakerVad.probabilities;
+    speakers.diarizer.hear(probs, speakerVad.samples);
+    await speakers.scan?.advance((a, b) => audio.samples(a, b), speakerVad.samples, complete, checkpoint);
+    const { settled, next } = settledWindows(probs, speakerVad.samples, fromSample, complete);
+    for (const window of settled) {
+      checkpoint();
+      const samples = audio.samples(window.startSample, window.endSample);
+      const melFrames = this.encoderWindow === 'full' ? FULL_FRAMES : fitFrames(samples.length);
+      const features = await speakers.source.features(logMelSpectrogram(samples, melFrames), melFrames);
+      try {
+        speakers.diarizer.addWindow(features.data as Float32Array, features.dims[1]!, window.startSample, window.endSample);
+      } finally {
+        features.dispose();
+      }
+    }
+    return next;
   }
 
   /** The engine segments of `windows` (settled: their audio and speech probabilities have arrived), in order. */
@@ -270,15 +302,10 @@ export class Engine {
     windows: readonly DecodingWindow[],
     vad: VadStream,
     ctx: RequestContext,
-    complete: boolean,
     progress: (processedSamples: number) => void,
   ): Promise<EngineSegment[]> {
     const { checkpoint, audio } = ctx;
     const probs = vad.probabilities;
-    if (ctx.diarizer) {
-      ctx.diarizer.diarizer.hear(probs, vad.samples);
-      await ctx.diarizer.scan?.advance((a, b) => audio.samples(a, b), vad.samples, complete, checkpoint);
-    }
     const segments: EngineSegment[] = [];
     for (const window of windows) {
       checkpoint();
@@ -306,7 +333,7 @@ export class Engine {
   /** The diarizer of a request (the built-in one, with the user's segmentation model's scan when configured). */
   private async diarizer(loaded: Loaded): Promise<NonNullable<RequestContext['diarizer']>> {
     loaded.speakers ??= (async () => {
-      const source = await SpeakerFeatureSource.create(loaded.ort, loaded.whisper, () => loaded.files.bytes(BASE_ENCODER), sessionOptions('wasm'));
+      const source = await SpeakerFeatureSource.create(loaded.ort, () => loaded.files.bytes(BASE_ENCODER), sessionOptions('wasm'));
       const file = (await import('./speakers/speaker-constants.json')).default as unknown as SpeakerConstantsFile;
       return { source, constants: decodeSpeakerConstants(file) };
     })().catch((err) => {
@@ -415,27 +442,14 @@ export class Engine {
     written: readonly string[] | null,
   ): Promise<WindowPass> {
     const { window } = plan;
-    const first = written === null;
     const { request, checkpoint, audio } = ctx;
-    // the diarizer takes each stretch of audio once: a rest's features are already in its window's
-    const diarizer = first ? ctx.diarizer : null;
     const samples = audio.samples(window.startSample, window.endSample);
-    // the language probe's full-window encoding of a short window (planLanguages), unless diarizing needs its own
-    if (diarizer && plan.encoded) whisper.releaseWindow(plan.encoded);
-    const reused = diarizer ? null : (plan.encoded ?? null);
+    // the language probe's full-window encoding of a short window (planLanguages)
+    const reused = plan.encoded ?? null;
     const melFrames = reused || this.encoderWindow === 'full' ? FULL_FRAMES : fitFrames(samples.length);
-    const mel = reused ? new Float32Array(0) : logMelSpectrogram(samples, melFrames);
-    let encoded = reused ?? (await whisper.encode(mel, melFrames, diarizer?.source.encoderOutputs ?? []));
-    const release = (e: EncodedWindow) => {
-      whisper.releaseWindow(e);
-      for (const t of Object.values(e.extras)) t.dispose();
-    };
+    let encoded = reused ?? (await whisper.encode(logMelSpectrogram(samples, melFrames), melFrames));
+    const release = (e: EncodedWindow) => whisper.releaseWindow(e);
     try {
-      if (diarizer) {
-        const features = await diarizer.source.features(encoded, mel, melFrames);
-        diarizer.diarizer.addWindow(features.data as Float32Array, features.dims[1]!, window.startSample, window.endSample);
-        if (!Object.values(encoded.extras).includes(features)) features.dispose();
-      }
       checkpoint();
       const language = plan.language ?? mostLikely(await whisper.detectLanguage(encoded, request.languages));
       // attention with or without words: withoutUnheardTail reads the alignment, and the text must not depend on words

@@ -6,8 +6,8 @@
  * an automatic gain: an envelope of frame peaks that follows a louder frame at once and falls slowly
  * (the usual peak-hold AGC), so pauses do not pump the noise floor up. The gain only ever lifts, and at
  * most by LEVEL_DEFAULTS.maxGain. Whisper is given the audio as it was (base kept its WER down to 30 dB
- * quieter; lifting its input too is not measured). Diarized requests go without the level
- * (engine/pipeline.ts). Constants and how they were chosen: bench/README.md (VAD level).
+ * quieter; lifting its input too is not measured). The diarizer hears its own stream without the
+ * level (engine/pipeline.ts). Constants and how they were chosen: bench/README.md (VAD level).
  */
 import { SAMPLE_RATE } from '../protocol';
 

@@ -24,13 +24,11 @@ const FRAMES_PER_RUN = 32;
 /**
  * Silero VAD v5 over a whole recording: one speech probability per 512-sample frame, FRAMES_PER_RUN
  * frames to a session run (the model's graph scanned over them, frame-scan.ts).
- * Not reentrant: one `probabilities` call at a time per instance (the recurrent state is shared).
+ * Each stream carries its own recurrent state, so one instance serves several recordings at once (a
+ * diarized request hears its audio both levelled and as it is); their session runs take turns.
  */
 export class SileroVad {
-  private readonly stateBuffer = new Float32Array(STATE_SIZE);
-  private readonly state: Ort.Tensor;
   private readonly sr: Ort.Tensor;
-  private busy = false;
 
   private constructor(
     private readonly ort: OrtModule,
@@ -39,8 +37,6 @@ export class SileroVad {
     /** The input level's settings (level.ts) for every stream that names none; null: the samples as they are. */
     private readonly level: Partial<LevelOptions> | null,
   ) {
-    // the tensor wraps the buffer, so updating the buffer updates the next run's state
-    this.state = new ort.Tensor('float32', this.stateBuffer, [2, 1, 128]);
     this.sr = new ort.Tensor('int64', BigInt64Array.of(BigInt(SAMPLE_RATE)), []);
   }
 
@@ -92,21 +88,30 @@ export class SileroVad {
    * recording's input level (level.ts), the instance's unless given; null hears the samples as they are.
    */
   stream(level: Partial<LevelOptions> | null = this.level): VadStream {
-    if (this.busy) throw new Error('SileroVad.probabilities is already running on this instance');
-    this.busy = true;
-    this.stateBuffer.fill(0);
-    return new VadStream((rows, count) => this.run(rows, count), () => (this.busy = false), level && new VadLevel(level));
+    // the tensor wraps the buffer, so updating the buffer updates the stream's next run's state
+    const stateBuffer = new Float32Array(STATE_SIZE);
+    const state = new this.ort.Tensor('float32', stateBuffer, [2, 1, 128]);
+    return new VadStream((rows, count) => this.run(rows, count, state, stateBuffer), () => state.dispose(), level && new VadLevel(level));
   }
 
+  /** Session runs in order: a stream's run waits for any other stream's. */
+  private turn: Promise<unknown> = Promise.resolve();
+
   /** `count` frames' input rows (ROW_SAMPLES each) after the frames before them: their speech probabilities. */
-  private async run(rows: Float32Array, count: number): Promise<Float32Array> {
+  private run(rows: Float32Array, count: number, state: Ort.Tensor, stateBuffer: Float32Array): Promise<Float32Array> {
+    const next = this.turn.then(() => this.runNow(rows, count, state, stateBuffer));
+    this.turn = next.catch(() => undefined);
+    return next;
+  }
+
+  private async runNow(rows: Float32Array, count: number, state: Ort.Tensor, stateBuffer: Float32Array): Promise<Float32Array> {
     const frames = new this.ort.Tensor('float32', rows.subarray(0, count * ROW_SAMPLES), [count, 1, ROW_SAMPLES]);
-    const out = await this.session.run({ [FRAMES]: frames, [this.names.state]: this.state, [this.names.sr]: this.sr });
+    const out = await this.session.run({ [FRAMES]: frames, [this.names.state]: state, [this.names.sr]: this.sr });
     const probs = out[PROBABILITIES];
     const nextState = out[STATE_OUT];
     if (!probs || !nextState) throw new Error('Silero VAD returned no output or state');
     const values = (probs.data as Float32Array).slice(0, count);
-    this.stateBuffer.set(nextState.data as Float32Array);
+    stateBuffer.set(nextState.data as Float32Array);
     probs.dispose();
     nextState.dispose();
     return values;

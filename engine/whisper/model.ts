@@ -21,8 +21,6 @@ export interface EncodedWindow {
   hidden: Tensor;
   /** Encoder output frames (20 ms each). */
   frames: number;
-  /** Intermediate encoder tensors asked for by name (e.g. speaker features); the caller disposes them. */
-  extras: Record<string, Tensor>;
 }
 
 /** The decoder's own shape and context length, from the model's config.json. */
@@ -71,19 +69,13 @@ export class WhisperModel {
     return new WhisperModel(ort, encoderSession, decoderSession, vocab, dims, generation.alignment_heads, config.max_target_positions);
   }
 
-  /** Whether the encoder graph exposes the named intermediate tensor (added by patchWhisperEncoder). */
-  hasEncoderOutput(name: string): boolean {
-    return this.encoder.outputNames.includes(name);
-  }
-
-  /** Runs the encoder on a log-mel window [80, melFrames], also fetching any `extraOutputs` it exposes. */
-  async encode(mel: Float32Array, melFrames: number, extraOutputs: readonly string[] = []): Promise<EncodedWindow> {
+  /** Runs the encoder on a log-mel window [80, melFrames]. */
+  async encode(mel: Float32Array, melFrames: number): Promise<EncodedWindow> {
     const input = new this.ort.Tensor('float32', mel, [1, 80, melFrames]);
-    const out = await this.encoder.run({ input_features: input }, ['last_hidden_state', ...extraOutputs]);
+    const out = await this.encoder.run({ input_features: input }, ['last_hidden_state']);
     input.dispose();
     const hidden = out['last_hidden_state']!;
-    const extras = Object.fromEntries(extraOutputs.map((name) => [name, out[name]!]));
-    return { hidden, frames: hidden.dims[1]!, extras };
+    return { hidden, frames: hidden.dims[1]! };
   }
 
   /** Frees what an encoded window holds, its encoder output and its cross-attention cache, once no pass needs it. */

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTranscriber } from '../../src/index';
+import { decodeAudio } from '../../src/audio/index';
 import { diarizationError, parseRttm } from '../../bench/score/der';
 import { evalBytes } from './helpers/clips';
 
@@ -38,5 +39,16 @@ describe('diarization with no max_speakers (automatic count) through the JS API'
     for (const s of hyp) expect(s.end <= gap.start + 0.5 || s.start >= gap.end - 0.5, `${s.start}-${s.end} s`).toBe(true);
     const der = diarizationError(reference, hyp, { collar: 0.25, from: 0, to: out.duration_ms! / 1000 });
     expect(der.der).toBeLessThan(0.25);
+  });
+
+  it('writes the words the same request without diarize=true writes, on a recording too quiet for the VAD unlevelled', async () => {
+    // 34 dB down: the transcription's VAD hears it lifted (engine/vad/level.ts), the diarizer's as it is
+    const pcm = await decodeAudio(await evalBytes('diar/ami_dev00.wav'), { encoding: 'auto', sampleRate: 16000, channels: 1 });
+    const quiet = pcm.map((x) => x * 0.02);
+    const plain = await transcriber.transcribe(quiet.slice(), { language: 'en' });
+    const diarized = await transcriber.transcribe(quiet.slice(), { language: 'en', diarize: true });
+    expect(plain.text.split(/\s+/).length).toBeGreaterThan(30);
+    expect(diarized.text).toBe(plain.text);
+    expect(diarized.segments!.map((s) => s.text).join(' ')).toBe(plain.text);
   });
 });
