@@ -180,15 +180,14 @@ export class Engine {
     };
     const [whisperFiles, vadBytes] = await Promise.all([fetchWhisperFiles(files, config.model, progress), files.bytes(vadPath, progress)]);
     const { ort, backend, threads } = await loadRuntime(config.backend, config.wasmBaseUrl, config.numThreads);
-    const whisperOptions = (on: Backend): WhisperLoadOptions => whisperLoadOptions(config.model, on);
     let whisper: WhisperModel;
     let usedBackend = backend;
     try {
-      whisper = await createWhisper(ort, whisperFiles, sessionOptions(backend), whisperOptions(backend));
+      whisper = await createWhisper(ort, whisperFiles, sessionOptions(backend), whisperLoadOptions(config.model, backend));
     } catch (err) {
       if (backend !== 'webgpu') throw err;
       usedBackend = 'wasm';
-      whisper = await createWhisper(ort, whisperFiles, sessionOptions('wasm'), whisperOptions('wasm'));
+      whisper = await createWhisper(ort, whisperFiles, sessionOptions('wasm'), whisperLoadOptions(config.model, 'wasm'));
     }
     const vad = await SileroVad.create(ort, vadBytes);
     return {
@@ -448,7 +447,6 @@ export class Engine {
     const reused = plan.encoded ?? null;
     const melFrames = reused || this.encoderWindow === 'full' ? FULL_FRAMES : fitFrames(samples.length);
     let encoded = reused ?? (await whisper.encode(logMelSpectrogram(samples, melFrames), melFrames));
-    const release = (e: EncodedWindow) => whisper.releaseWindow(e);
     try {
       checkpoint();
       const language = plan.language ?? mostLikely(await whisper.detectLanguage(encoded, request.languages));
@@ -460,7 +458,7 @@ export class Engine {
         // A fitted encoding only approximates the 30 s input Whisper was trained on; when its pass fails
         // Whisper's checks (short windows can loop on it), the window gets the trained input and the fallback.
         const full = await whisper.encode(logMelSpectrogram(samples, FULL_FRAMES), FULL_FRAMES);
-        release(encoded);
+        whisper.releaseWindow(encoded);
         encoded = full;
         gen = await ctx.steering.decode(encoded, options);
       }
@@ -490,7 +488,7 @@ export class Engine {
         repeatedOnly: false,
       };
     } finally {
-      release(encoded);
+      whisper.releaseWindow(encoded);
     }
   }
 }
