@@ -3,15 +3,16 @@ import { isSilence, passesChecks } from './decoding/fallback';
 import { ENCODER_FRAME_MS, FULL_FRAMES, HOP, logMelSpectrogram } from './whisper/features';
 import { ModelFiles } from './runtime/model-files';
 import { loadRuntime, sessionOptions, type Backend, type Ort } from './runtime/backend';
-import { settledWindows, SPEECH_REGION_DEFAULTS, unheardRest, type DecodingWindow } from './vad/windows';
+import { settledWindows, SPEECH_REGION_DEFAULTS, uncoveredWindows, unheardRest, type DecodingWindow, type SpeechRegion } from './vad/windows';
 import { splitAtTimestamps, spreadTokenTimes, type TimedSegment } from './postprocess/segments';
 import { capLongWords, enforceSpans, tokenFrames, trimToSpeech } from './postprocess/alignment';
 import { cleanWords, joinWords, tokensWithoutFillers } from './postprocess/fillers';
 import { isConfident, mostLikely, mostProbableJoint, rescoringCandidates, SHORT_UTTERANCE_S, splitByLanguage, SURE_ON_FIT, type LanguageHypothesis, type LanguagePlan } from './language/plan';
 import { applyPatterns, applyPatternsToWords } from './biasing/patterns/spoken-patterns';
 import { attributeSpeakers } from './speakers/assign';
-import { decodeSpeakerConstants, type SpeakerConstants, type SpeakerConstantsFile } from './speakers/constants';
+import { decodeSpeakerConstants, SPEAKER_FEATURE_TENSOR, type SpeakerConstants, type SpeakerConstantsFile } from './speakers/constants';
 import { oneSpeakerTurns, SpeakerDiarizer } from './speakers/diarize';
+import { EMBEDDING_DEFAULTS } from './speakers/embed';
 import { SpeakerFeatureSource } from './speakers/features';
 import { SegmentationModel, SegmentationScan } from './speakers/segmentation-model';
 import { SegmentedDiarizer, SEGMENTED_DEFAULTS } from './speakers/segmented-diarize';
@@ -58,8 +59,11 @@ interface Loaded {
 interface RequestContext {
   request: EngineRequest;
   steering: Steering;
-  /** The built-in diarizer fed every window, and the user's segmentation model's windows when configured. */
-  diarizer: { diarizer: SpeakerDiarizer; scan: SegmentationScan | null; source: SpeakerFeatureSource } | null;
+  /**
+   * The built-in diarizer fed every window, and the user's segmentation model's windows when configured;
+   * `featured`: the spans whose speaker features it has, in order.
+   */
+  diarizer: { diarizer: SpeakerDiarizer; scan: SegmentationScan | null; source: SpeakerFeatureSource; featured: SpeechRegion[] } | null;
   checkpoint: () => void;
   /** The recording's samples still needed, by absolute position. */
   audio: RollingAudio;
@@ -115,7 +119,10 @@ export const FLOAT_ARITHMETIC: Record<EngineConfig['model'], readonly WhisperGra
 /** How `model` is loaded on `backend`: the engine's choice, which the benches load too. */
 export function whisperLoadOptions(model: EngineConfig['model'], backend: Backend): WhisperLoadOptions {
   if (backend === 'webgpu') return { logitsWeight: 'float', floatArithmetic: ['encoder', 'decoder'] };
-  return { logitsWeight: LOGITS_WEIGHT[model], floatArithmetic: FLOAT_ARITHMETIC[model] };
+  // whisper-base's block-2 output is the diarizer's speaker features (engine/speakers/features.ts), which a
+  // diarized request then takes from the transcription's encoder runs
+  const extraOutputs = model === 'whisper-base' && FLOAT_ARITHMETIC[model].length === 0 ? [SPEAKER_FEATURE_TENSOR] : [];
+  return { logitsWeight: LOGITS_WEIGHT[model], floatArithmetic: FLOAT_ARITHMETIC[model], extraOutputs };
 }
 
 /**
@@ -233,10 +240,11 @@ export class Engine {
       let from = 0; // the windows before this sample are transcribed
       let heardFrom = 0; // the diarizer's windows before this sample are heard
       const transcribeSettled = async (complete: boolean) => {
-        if (ctx.diarizer && speakerVad) heardFrom = await this.hearSpeakers(ctx.diarizer, speakerVad, heardFrom, complete, ctx);
+        if (ctx.diarizer && speakerVad) ctx.diarizer.diarizer.hear(speakerVad.probabilities, speakerVad.samples);
         const { settled, next } = settledWindows(vad.probabilities, vad.samples, from, complete);
         segments.push(...(await this.transcribeWindows(loaded, settled, vad, ctx, progress)));
         from = next;
+        if (ctx.diarizer && speakerVad) heardFrom = await this.hearSpeakers(ctx.diarizer, speakerVad, heardFrom, from, complete, ctx);
         audio.dropBefore(Math.min(from, speakerVad ? heardFrom : Infinity, ctx.diarizer?.scan?.needsFrom ?? Infinity));
       };
       for await (const chunk of audioChunks(request.audio, signal)) {
@@ -265,31 +273,34 @@ export class Engine {
   }
 
   /**
-   * Gives the diarizer the speaker features of its settled windows from `fromSample` on (the windows a
-   * transcription would make from its VAD's probabilities), and its speech probabilities; returns where the
-   * next call starts.
+   * Gives the diarizer the speaker features of the speech its own VAD hears in its settled windows from
+   * `fromSample` on and no transcription window gave it (all of it unless whisper-base transcribes on
+   * WASM), once the transcription's windows there are known (`transcribedUntil`); returns where the next
+   * call starts.
    */
   private async hearSpeakers(
     speakers: NonNullable<RequestContext['diarizer']>,
     speakerVad: VadStream,
     fromSample: number,
+    transcribedUntil: number,
     complete: boolean,
     ctx: RequestContext,
   ): Promise<number> {
     const { audio, checkpoint } = ctx;
-    const probs = speakerVad.probabilities;
-    speakers.diarizer.hear(probs, speakerVad.samples);
     await speakers.scan?.advance((a, b) => audio.samples(a, b), speakerVad.samples, complete, checkpoint);
-    const { settled, next } = settledWindows(probs, speakerVad.samples, fromSample, complete);
+    const { settled, next } = settledWindows(speakerVad.probabilities, speakerVad.samples, fromSample, complete);
     for (const window of settled) {
-      checkpoint();
-      const samples = audio.samples(window.startSample, window.endSample);
-      const melFrames = this.encoderWindow === 'full' ? FULL_FRAMES : fitFrames(samples.length);
-      const features = await speakers.source.features(logMelSpectrogram(samples, melFrames), melFrames);
-      try {
-        speakers.diarizer.addWindow(features.data as Float32Array, features.dims[1]!, window.startSample, window.endSample);
-      } finally {
-        features.dispose();
+      if (window.endSample > transcribedUntil) return window.startSample;
+      for (const part of uncoveredWindows(window, speakers.featured, (EMBEDDING_DEFAULTS.minMs / 1000) * SAMPLE_RATE)) {
+        checkpoint();
+        const samples = audio.samples(part.startSample, part.endSample);
+        const melFrames = this.encoderWindow === 'full' ? FULL_FRAMES : fitFrames(samples.length);
+        const features = await speakers.source.features(logMelSpectrogram(samples, melFrames), melFrames);
+        try {
+          speakers.diarizer.addWindow(features.data as Float32Array, features.dims[1]!, part.startSample, part.endSample);
+        } finally {
+          features.dispose();
+        }
       }
     }
     return next;
@@ -342,13 +353,13 @@ export class Engine {
     const { source, constants } = await loaded.speakers;
     const diarizer = new SpeakerDiarizer(constants, []);
     const seg = this.segmentationModel;
-    if (!seg) return { diarizer, scan: null, source };
+    if (!seg) return { diarizer, scan: null, source, featured: [] };
     // A model that fails to load (wrong hash, unreachable) fails this request only; the next one tries again.
     loaded.segmentation ??= SegmentationModel.load(loaded.ort, seg.url, seg.sha256).catch((err) => {
       loaded.segmentation = undefined;
       throw err;
     });
-    return { diarizer, scan: new SegmentationScan(await loaded.segmentation, SEGMENTED_DEFAULTS.hopSamples), source };
+    return { diarizer, scan: new SegmentationScan(await loaded.segmentation, SEGMENTED_DEFAULTS.hopSamples), source, featured: [] };
   }
 
   /**
@@ -432,6 +443,28 @@ export class Engine {
     }
   }
 
+  /**
+   * Encodes a window for transcription; a window's first pass (`heardAs`) also gives the diarizer its
+   * speaker features when the encoder exposes them (whisperLoadOptions), sparing the cut encoder's run.
+   */
+  private async encodeWindow(whisper: WhisperModel, samples: Float32Array, melFrames: number, heardAs: DecodingWindow | null, ctx: RequestContext): Promise<EncodedWindow> {
+    const mel = logMelSpectrogram(samples, melFrames);
+    const speakers = whisper.hasEncoderOutput(SPEAKER_FEATURE_TENSOR) ? ctx.diarizer : null;
+    if (!speakers || !heardAs) return whisper.encode(mel, melFrames);
+    const { encoded, extras } = await whisper.encodeWith(mel, melFrames, [SPEAKER_FEATURE_TENSOR]);
+    const features = extras[0]!;
+    try {
+      speakers.diarizer.addWindow(features.data as Float32Array, features.dims[1]!, heardAs.startSample, heardAs.endSample);
+      speakers.featured.push({ startSample: heardAs.startSample, endSample: heardAs.endSample });
+    } catch (err) {
+      whisper.releaseWindow(encoded);
+      throw err;
+    } finally {
+      features.dispose();
+    }
+    return encoded;
+  }
+
   private async transcribeWindow(
     whisper: WhisperModel,
     speech: Float32Array,
@@ -446,7 +479,7 @@ export class Engine {
     // the language probe's full-window encoding of a short window (planLanguages)
     const reused = plan.encoded ?? null;
     const melFrames = reused || this.encoderWindow === 'full' ? FULL_FRAMES : fitFrames(samples.length);
-    let encoded = reused ?? (await whisper.encode(logMelSpectrogram(samples, melFrames), melFrames));
+    let encoded = reused ?? (await this.encodeWindow(whisper, samples, melFrames, written === null ? window : null, ctx));
     try {
       checkpoint();
       const language = plan.language ?? mostLikely(await whisper.detectLanguage(encoded, request.languages));

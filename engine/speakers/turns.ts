@@ -78,7 +78,10 @@ export function speakerTurns(
   const scored = [...embeddings, ...extra]
     .map((e) => ({ s: e.startSample, e: e.endSample, scores: cents.map((c) => dot(c, e.vector)) }))
     .sort((a, b) => a.s - b.s);
-  const frameScores = frames.map((f) => ({ s: f.startSample, e: f.endSample, scores: cents.map((c) => dot(c, f.vector)) }));
+  // sorted, as the pieces are: windows may arrive out of order (the transcription's before the diarizer's own)
+  const frameScores = frames
+    .map((f) => ({ s: f.startSample, e: f.endSample, scores: cents.map((c) => dot(c, f.vector)) }))
+    .sort((a, b) => a.s - b.s);
 
   const steps: Array<{ start: number; end: number; speaker: number }> = [];
   let from = 0; // first piece that may still overlap

@@ -355,3 +355,28 @@ export function unheardRest(
   if (voiced < minVoicedSamples) return null;
   return { startSample: regions[0]!.startSample, endSample: window.endSample, regions };
 }
+
+/**
+ * The parts of `window` outside every span of `covered` (sorted, disjoint) that hold at least `minSpeech`
+ * samples of its speech regions, each trimmed to its speech: windows of speech another windowing left out.
+ */
+export function uncoveredWindows(window: DecodingWindow, covered: readonly SpeechRegion[], minSpeech: number): DecodingWindow[] {
+  const gaps: SpeechRegion[] = [];
+  let at = window.startSample;
+  for (const c of covered) {
+    if (c.endSample <= at) continue;
+    if (c.startSample >= window.endSample) break;
+    if (c.startSample > at) gaps.push({ startSample: at, endSample: c.startSample });
+    at = c.endSample;
+  }
+  if (at < window.endSample) gaps.push({ startSample: at, endSample: window.endSample });
+  const found: DecodingWindow[] = [];
+  for (const gap of gaps) {
+    const regions = window.regions
+      .map((r) => ({ startSample: Math.max(r.startSample, gap.startSample), endSample: Math.min(r.endSample, gap.endSample) }))
+      .filter((r) => r.endSample > r.startSample);
+    const speech = regions.reduce((sum, r) => sum + r.endSample - r.startSample, 0);
+    if (speech >= minSpeech) found.push({ startSample: regions[0]!.startSample, endSample: regions[regions.length - 1]!.endSample, regions });
+  }
+  return found;
+}

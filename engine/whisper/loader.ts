@@ -28,6 +28,8 @@ export interface WhisperFiles {
 }
 
 export interface WhisperLoadOptions {
+  /** Intermediate encoder tensors exposed beside its output (patchWhisperEncoder's extraOutputs); fetched only when asked for. */
+  extraOutputs?: readonly string[];
   /** How the decoder holds its logits weight (patchWhisperDecoder's LogitsWeight; default 'float'). */
   logitsWeight?: LogitsWeight;
   /** The graphs whose integer products become float ones (withFloatArithmetic); default none. */
@@ -80,7 +82,7 @@ export async function createWhisper(
   const encoder = (): PatchedModel => {
     const { model, externalData } = arithmetic('encoder', files.encoder);
     const attentionHeads = files.config.encoder_attention_heads;
-    return { model: patchWhisperEncoder(model, { dynamicFrames: true, attentionHeads }), externalData };
+    return { model: patchWhisperEncoder(model, { dynamicFrames: true, extraOutputs: [...(options.extraOutputs ?? [])], attentionHeads }), externalData };
   };
   const decoder = () => patchWhisperDecoder(arithmetic('decoder', files.decoder), { logitsWeight: options.logitsWeight, specialFrom: vocab.eot });
   return WhisperModel.create(ort, encoder, decoder, vocab, files.generation, files.config, sessionOptions);

@@ -69,13 +69,23 @@ export class WhisperModel {
     return new WhisperModel(ort, encoderSession, decoderSession, vocab, dims, generation.alignment_heads, config.max_target_positions);
   }
 
+  /** Whether the encoder graph exposes the named intermediate tensor (WhisperLoadOptions.extraOutputs). */
+  hasEncoderOutput(name: string): boolean {
+    return this.encoder.outputNames.includes(name);
+  }
+
   /** Runs the encoder on a log-mel window [80, melFrames]. */
   async encode(mel: Float32Array, melFrames: number): Promise<EncodedWindow> {
+    return (await this.encodeWith(mel, melFrames, [])).encoded;
+  }
+
+  /** encode, also fetching the named intermediate tensors (hasEncoderOutput); the caller disposes them. */
+  async encodeWith(mel: Float32Array, melFrames: number, extraOutputs: readonly string[]): Promise<{ encoded: EncodedWindow; extras: Tensor[] }> {
     const input = new this.ort.Tensor('float32', mel, [1, 80, melFrames]);
-    const out = await this.encoder.run({ input_features: input }, ['last_hidden_state']);
+    const out = await this.encoder.run({ input_features: input }, ['last_hidden_state', ...extraOutputs]);
     input.dispose();
     const hidden = out['last_hidden_state']!;
-    return { hidden, frames: hidden.dims[1]! };
+    return { encoded: { hidden, frames: hidden.dims[1]! }, extras: extraOutputs.map((name) => out[name]!) };
   }
 
   /** Frees what an encoded window holds, its encoder output and its cross-attention cache, once no pass needs it. */

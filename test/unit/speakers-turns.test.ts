@@ -65,6 +65,18 @@ describe('speakerTurns', () => {
     ]);
   });
 
+  it('reads frames and pieces handed over in any order as if in time order', () => {
+    const pieces = [piece(0, 2, A), piece(2, 4, B), piece(4, 6, B)];
+    const frames = [piece(0, 1, A), piece(1, 2, B), piece(2, 3, B), piece(3, 4, A), piece(4, 5, B)];
+    const region = [{ startSample: 0, endSample: 6 * SR }];
+    const inOrder = speakerTurns(region, pieces, [0, 1, 1], [], { frameWeight: 0.6 }, frames);
+    // later windows first, as when the diarizer's own windows fill what the transcription's left out
+    const order = [4, 2, 0, 3, 1];
+    const shuffled = speakerTurns(region, [pieces[2]!, pieces[0]!, pieces[1]!], [1, 0, 1], [], { frameWeight: 0.6 }, order.map((i) => frames[i]!));
+    expect(shuffled).toEqual(inOrder);
+    expect(inOrder.length).toBeGreaterThan(2);
+  });
+
   it('renumberTurns sorts by time and renames by first appearance', () => {
     const turns: SpeakerTurn[] = [
       { startMs: 5, endMs: 6, speaker: 0 },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RollingAudio } from '../../engine/input/rolling-audio';
-import { decodingWindows, SETTLE_SAMPLES, settledWindows, speechRegions, type DecodingWindow } from '../../engine/vad/windows';
+import { decodingWindows, SETTLE_SAMPLES, settledWindows, speechRegions, uncoveredWindows, type DecodingWindow } from '../../engine/vad/windows';
 
 const FRAME = 512;
 const SR = 16_000;
@@ -105,5 +105,38 @@ describe('RollingAudio', () => {
     audio.append(new Float32Array([1, 2, 3]));
     expect(whole[0]).toBe(0);
     expect(audio.samples(9998, 10_003)).toEqual(Float32Array.from([9998, 9999, 1, 2, 3]));
+  });
+});
+
+describe('uncoveredWindows: the speech of a window that other windows left out', () => {
+  const s = (seconds: number) => seconds * SR;
+  const window: DecodingWindow = {
+    startSample: s(0),
+    endSample: s(10),
+    regions: [
+      { startSample: s(0), endSample: s(3) },
+      { startSample: s(4), endSample: s(6) },
+      { startSample: s(8), endSample: s(10) },
+    ],
+  };
+
+  it('gives the whole window when nothing covers it, and nothing when all of it is covered', () => {
+    expect(uncoveredWindows(window, [], s(0.5))).toEqual([window]);
+    expect(uncoveredWindows(window, [{ startSample: s(-1), endSample: s(11) }], s(0.5))).toEqual([]);
+  });
+
+  it('trims each gap between covered spans to its speech and drops gaps with too little of it', () => {
+    const covered = [
+      { startSample: s(-5), endSample: s(0.2) }, // only 0.2 s of the first region is covered
+      { startSample: s(2), endSample: s(5.8) },
+      { startSample: s(8.2), endSample: s(20) }, // leaves 5.8-8.2, with 0.4 s of speech
+    ];
+    expect(uncoveredWindows(window, covered, s(0.5))).toEqual([
+      { startSample: s(0.2), endSample: s(2), regions: [{ startSample: s(0.2), endSample: s(2) }] },
+    ]);
+    expect(uncoveredWindows(window, covered, s(0.4)).map((w) => [w.startSample / SR, w.endSample / SR, w.regions.length])).toEqual([
+      [0.2, 2, 1],
+      [5.8, 8.2, 2],
+    ]);
   });
 });
