@@ -61,7 +61,8 @@ interface RequestContext {
   steering: Steering;
   /**
    * The built-in diarizer fed every window, and the user's segmentation model's windows when configured;
-   * `featured`: the spans whose speaker features it has, in order.
+   * `featured`: the spans whose speaker features it has, in order, from the first that its own windows
+   * still to come may overlap.
    */
   diarizer: { diarizer: SpeakerDiarizer; scan: SegmentationScan | null; source: SpeakerFeatureSource; featured: SpeechRegion[] } | null;
   checkpoint: () => void;
@@ -289,8 +290,12 @@ export class Engine {
     const { audio, checkpoint } = ctx;
     await speakers.scan?.advance((a, b) => audio.samples(a, b), speakerVad.samples, complete, checkpoint);
     const { settled, next } = settledWindows(speakerVad.probabilities, speakerVad.samples, fromSample, complete);
+    let resume = next;
     for (const window of settled) {
-      if (window.endSample > transcribedUntil) return window.startSample;
+      if (window.endSample > transcribedUntil) {
+        resume = window.startSample;
+        break;
+      }
       for (const part of uncoveredWindows(window, speakers.featured, (EMBEDDING_DEFAULTS.minMs / 1000) * SAMPLE_RATE)) {
         checkpoint();
         const samples = audio.samples(part.startSample, part.endSample);
@@ -303,7 +308,11 @@ export class Engine {
         }
       }
     }
-    return next;
+    // later calls start at `resume`: spans that end before it can cover none of their windows, and a
+    // long recording would otherwise scan them all again for every window
+    const stale = speakers.featured.findIndex((span) => span.endSample > resume);
+    speakers.featured.splice(0, stale < 0 ? speakers.featured.length : stale);
+    return resume;
   }
 
   /** The engine segments of `windows` (settled: their audio and speech probabilities have arrived), in order. */
