@@ -136,3 +136,23 @@ export function diarizationError(
   const der = reference > 0 ? (missed + falseAlarm + confusion) / reference : 0;
   return { der, missed, falseAlarm, confusion, reference, mapping };
 }
+
+/**
+ * The reference as a diarizer that names one speaker at a time would write it at best: every instant
+ * keeps one of the speakers talking then (the one whose turn began first), so only overlapped speech
+ * is lost. Its DER is the floor of any such output, a transcript's speaker segments among them.
+ */
+export function oneSpeakerAtATime(ref: readonly Turn[]): Turn[] {
+  const bounds = [...new Set(ref.flatMap((t) => [t.start, t.end]))].sort((a, b) => a - b);
+  const out: Turn[] = [];
+  for (let i = 0; i + 1 < bounds.length; i++) {
+    const [start, end] = [bounds[i]!, bounds[i + 1]!];
+    let first: Turn | null = null;
+    for (const t of ref) if (t.start <= start && t.end >= end && (!first || t.start < first.start)) first = t;
+    if (!first) continue;
+    const last = out[out.length - 1];
+    if (last && last.speaker === first.speaker && last.end === start) last.end = end;
+    else out.push({ speaker: first.speaker, start, end });
+  }
+  return out;
+}

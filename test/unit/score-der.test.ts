@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EVAL_DIR } from '../../config/paths';
-import { diarizationError, parseRttm, type Turn } from '../../bench/score/der';
+import { diarizationError, oneSpeakerAtATime, parseRttm, type Turn } from '../../bench/score/der';
 
 const t = (speaker: string, start: number, end: number): Turn => ({ speaker, start, end });
 
@@ -66,5 +66,22 @@ describe('parseRttm', () => {
     expect(turns).toHaveLength(9);
     expect(turns[0]).toEqual({ file: 'ami_dev00', speaker: 'MEE009', start: 1.44, end: 1.44 + 11.872 });
     expect(new Set(turns.map((x) => x.speaker))).toEqual(new Set(['MEE009', 'MEE012']));
+  });
+});
+
+describe('oneSpeakerAtATime', () => {
+  it('keeps one speaker where two overlap, so its DER is the overlapped time alone', () => {
+    const ref = [t('A', 0, 6), t('B', 4, 10), t('C', 12, 13)];
+    const floor = oneSpeakerAtATime(ref);
+    expect(floor).toEqual([t('A', 0, 6), t('B', 6, 10), t('C', 12, 13)]);
+    const r = diarizationError(ref, floor, { collar: 0 });
+    expect(r.missed).toBeCloseTo(2, 9);
+    expect(r.falseAlarm + r.confusion).toBe(0);
+    expect(r.der).toBeCloseTo(2 / 13, 9); // 13 s of speech, 2 of them the second voice
+  });
+
+  it('is the reference itself when nobody overlaps', () => {
+    const ref = [t('A', 0, 3), t('B', 3, 7), t('A', 8, 9)];
+    expect(oneSpeakerAtATime(ref)).toEqual(ref);
   });
 });
