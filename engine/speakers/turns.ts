@@ -5,6 +5,7 @@
  */
 import type { SpeechRegion } from '../vad/windows';
 import type { SpeakerEmbedding } from './embed';
+import { dot, unitCentroids } from './cluster';
 import { smoothPath } from './resegment';
 
 export interface SpeakerTurn {
@@ -16,28 +17,6 @@ export interface SpeakerTurn {
 const SAMPLES_PER_MS = 16;
 /** Resolution of the turn boundaries: one encoder position. */
 const STEP = 320;
-
-/** Unit-length mean vector of each speaker's embeddings. */
-export function centroids(embeddings: readonly SpeakerEmbedding[], labels: readonly number[]): Float32Array[] {
-  const k = labels.length === 0 ? 0 : Math.max(...labels) + 1;
-  const dims = embeddings[0]?.vector.length ?? 0;
-  const out = Array.from({ length: k }, () => new Float32Array(dims));
-  embeddings.forEach((e, i) => {
-    const c = out[labels[i]!]!;
-    for (let d = 0; d < dims; d++) c[d]! += e.vector[d]!;
-  });
-  for (const c of out) {
-    const norm = Math.hypot(...c) || 1;
-    for (let d = 0; d < dims; d++) c[d]! /= norm;
-  }
-  return out;
-}
-
-function dot(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  for (let d = 0; d < a.length; d++) s += a[d]! * b[d]!;
-  return s;
-}
 
 export interface TurnOptions {
   /** Turns shorter than this are given to the neighbouring speaker (a 1.5 s piece cannot place them). */
@@ -73,7 +52,7 @@ export function speakerTurns(
   frames: readonly SpeakerEmbedding[] = [],
 ): SpeakerTurn[] {
   const o = { ...TURN_DEFAULTS, ...options };
-  const cents = centroids(embeddings, labels);
+  const cents = unitCentroids(embeddings.map((e) => e.vector), labels);
   if (cents.length === 0) return regions.map((r) => ({ startMs: r.startSample / SAMPLES_PER_MS, endMs: r.endSample / SAMPLES_PER_MS, speaker: 0 }));
   const scored = [...embeddings, ...extra]
     .map((e) => ({ s: e.startSample, e: e.endSample, scores: cents.map((c) => dot(c, e.vector)) }))

@@ -215,3 +215,31 @@ describe("clusterSpeakers, method 'separation'", () => {
     expect(Math.max(...clusterSpeakers(vectors, { method: 'separation', maxSpeakers: 2 })) + 1).toBe(2);
   });
 });
+
+describe('clusterSpeakers beyond maxClustered', () => {
+  it('clusters an evenly spaced subset and gives every piece the nearest of its speakers', () => {
+    const counts = [150, 100, 50];
+    const order = turnOrder(counts, 100);
+    const vectors = centred(synthetic(order, counts, 0.15, 101));
+    const labels = clusterSpeakers(vectors, { method: 'separation', maxSpeakers: null, maxClustered: 60 });
+    expect(labels).toHaveLength(300);
+    expect(Math.max(...labels) + 1).toBe(3);
+    expect(samePartition(labels, truthLabels(order, counts))).toBe(true);
+    expect(labels[0]).toBe(0);
+  });
+
+  it('keeps one speaker for one voice, as the whole recording does', () => {
+    const vectors = centred(synthetic(new Array(400).fill(0), [400], 0.25, 102));
+    expect(new Set(clusterSpeakers(vectors, { maxSpeakers: null, maxClustered: 50 }))).toEqual(new Set([0]));
+  });
+
+  it('finds the speakers of 4 hours of speech (19,200 pieces) with the default bound', () => {
+    const counts = [6000, 5400, 4800, 3000];
+    const order = turnOrder(counts, 103);
+    const vectors = centred(synthetic(order, counts, 0.15, 104));
+    const labels = clusterSpeakers(vectors, { maxSpeakers: null });
+    expect(labels).toHaveLength(19_200);
+    expect(samePartition(labels, truthLabels(order, counts))).toBe(true);
+    expect(Math.max(...labels) + 1).toBe(4);
+  });
+});
