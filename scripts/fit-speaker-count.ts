@@ -4,8 +4,9 @@
  * each speaker keeping a random share of its pieces (meetings are unequal), centred per recording as
  * the diarizer centres them; each count rule and threshold is scored by how often it finds the true
  * count, per true count and overall.
- * Run: node scripts/fit-speaker-count.mjs [--recordings N] [--constants FILE] [--separations T,T,...]
- * (--separations: the 'separation' thresholds to score, default 0.4,0.5,0.6,0.7,0.8,1.0)
+ * Run: node scripts/fit-speaker-count.mjs [--recordings N] [--constants FILE] [--separations T,T,...] [--min-shares S,S,...]
+ * (--separations: the 'separation' thresholds to score, default 0.4,0.5,0.6,0.7,0.8,1.0; --min-shares:
+ * score each threshold with each smallest speaker share, ClusterOptions.minShare, instead of the default's)
  */
 import { loadShippedConstants } from '../bench/diarization-eval';
 import { seeded } from '../engine/decoding/seeded-random';
@@ -92,14 +93,18 @@ export async function main(args: string[] = []): Promise<void> {
   const recordings = syntheticRecordings(utterances, Number(optionValue(args, '--recordings') ?? 40));
   const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
   const rules: Array<[string, CountRule]> = [
-    ...(optionValue(args, '--separations')?.split(',').map(Number) ?? [0.4, 0.5, 0.6, 0.7, 0.8, 1.0]).map((t): [string, CountRule] => [`separation ${t}`, { method: 'separation', minSeparation: t }]),
+    ...(optionValue(args, '--min-shares')?.split(',').map(Number) ?? [null]).flatMap((share) =>
+      (optionValue(args, '--separations')?.split(',').map(Number) ?? [0.4, 0.5, 0.6, 0.7, 0.8, 1.0]).map((t): [string, CountRule] =>
+        share === null ? [`separation ${t}`, { method: 'separation', minSeparation: t }] : [`separation ${t} share ${share}`, { method: 'separation', minSeparation: t, minShare: share }],
+      ),
+    ),
     ...[-0.3, -0.2, -0.15, -0.1, -0.05, 0, 0.05, 0.1].map((t): [string, CountRule] => [`threshold ${t}`, { method: 'threshold', stopSimilarity: t }]),
     ...[0.1, 0.2, 0.3, 0.5].map((t): [string, CountRule] => [`spectral keep ${t}`, { spectralKeep: t }]),
   ];
   console.log(`${utterances.length} train-clean-100 utterances, ${recordings.length} synthetic recordings (1-4 speakers)`);
-  console.log('rule                  | 1 spk  | 2 spk  | 3 spk  | 4 spk  | mean');
+  console.log('rule                            | 1 spk  | 2 spk  | 3 spk  | 4 spk  | mean');
   for (const [name, options] of rules) {
     const { perCount, all } = countAccuracy(recordings, options);
-    console.log(`${name.padEnd(21)} | ${perCount.map(pct).map((s) => s.padStart(6)).join(' | ')} | ${pct(all)}`);
+    console.log(`${name.padEnd(31)} | ${perCount.map(pct).map((s) => s.padStart(6)).join(' | ')} | ${pct(all)}`);
   }
 }

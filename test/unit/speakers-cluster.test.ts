@@ -139,6 +139,15 @@ describe('clusterSpeakers', () => {
     expect(samePartition(labels, merged)).toBe(true);
   });
 
+  it("counts a speaker who holds 8% of a long recording's speech", () => {
+    const counts = [200, 150, 30];
+    const order = turnOrder(counts, 12);
+    const vectors = centred(synthetic(order, counts, 0.15, 13));
+    const labels = clusterSpeakers(vectors, { maxSpeakers: null });
+    expect(Math.max(...labels) + 1).toBe(3);
+    expect(samePartition(labels, truthLabels(order, counts))).toBe(true);
+  });
+
   it('absorbs a tiny outlier cluster (5% of the points) instead of counting it as a speaker', () => {
     const counts = [20, 20, 2];
     const order = [...turnOrder([20, 20], 9).slice(0, 20), 2, 2, ...turnOrder([20, 20], 9).slice(20)];
