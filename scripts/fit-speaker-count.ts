@@ -4,9 +4,11 @@
  * each speaker keeping a random share of its pieces (meetings are unequal), centred per recording as
  * the diarizer centres them; each count rule and threshold is scored by how often it finds the true
  * count, per true count and overall.
- * Run: node scripts/fit-speaker-count.mjs [--recordings N] [--constants FILE] [--separations T,T,...] [--min-shares S,S,...]
- * (--separations: the 'separation' thresholds to score, default 0.4,0.5,0.6,0.7,0.8,1.0; --min-shares:
- * score each threshold with each smallest speaker share, ClusterOptions.minShare, instead of the default's)
+ * Run: node scripts/fit-speaker-count.mjs [--recordings N] [--constants FILE] [--separations T,T,...]
+ *   [--min-shares S,S,...] [--min-points P,P,...]
+ * (--separations: the 'separation' thresholds to score, default 0.4,0.5,0.6,0.7,0.8,1.0; --min-shares and
+ * --min-points: score each threshold with each smallest speaker, ClusterOptions.minShare and minPoints,
+ * instead of the default's)
  */
 import { loadShippedConstants } from '../bench/diarization-eval';
 import { seeded } from '../engine/decoding/seeded-random';
@@ -86,6 +88,17 @@ function optionValue(args: readonly string[], name: string): string | null {
   return i >= 0 && i + 1 < args.length ? args[i + 1]! : null;
 }
 
+/** The smallest-speaker options scored with each separation threshold: every --min-shares × --min-points pair. */
+function variants(args: readonly string[]): Array<[string, Partial<ClusterOptions>]> {
+  const list = (name: string): Array<number | null> => optionValue(args, name)?.split(',').map(Number) ?? [null];
+  return list('--min-shares').flatMap((share) =>
+    list('--min-points').map((points): [string, Partial<ClusterOptions>] => [
+      `${share === null ? '' : ` share ${share}`}${points === null ? '' : ` points ${points}`}`,
+      { ...(share === null ? {} : { minShare: share }), ...(points === null ? {} : { minPoints: points }) },
+    ]),
+  );
+}
+
 export async function main(args: string[] = []): Promise<void> {
   const path = optionValue(args, '--constants');
   const c = path ? loadShippedConstants(path) : loadShippedConstants();
@@ -93,10 +106,11 @@ export async function main(args: string[] = []): Promise<void> {
   const recordings = syntheticRecordings(utterances, Number(optionValue(args, '--recordings') ?? 40));
   const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
   const rules: Array<[string, CountRule]> = [
-    ...(optionValue(args, '--min-shares')?.split(',').map(Number) ?? [null]).flatMap((share) =>
-      (optionValue(args, '--separations')?.split(',').map(Number) ?? [0.4, 0.5, 0.6, 0.7, 0.8, 1.0]).map((t): [string, CountRule] =>
-        share === null ? [`separation ${t}`, { method: 'separation', minSeparation: t }] : [`separation ${t} share ${share}`, { method: 'separation', minSeparation: t, minShare: share }],
-      ),
+    ...variants(args).flatMap(([name, variant]) =>
+      (optionValue(args, '--separations')?.split(',').map(Number) ?? [0.4, 0.5, 0.6, 0.7, 0.8, 1.0]).map((t): [string, CountRule] => [
+        `separation ${t}${name}`,
+        { method: 'separation', minSeparation: t, ...variant },
+      ]),
     ),
     ...[-0.3, -0.2, -0.15, -0.1, -0.05, 0, 0.05, 0.1].map((t): [string, CountRule] => [`threshold ${t}`, { method: 'threshold', stopSimilarity: t }]),
     ...[0.1, 0.2, 0.3, 0.5].map((t): [string, CountRule] => [`spectral keep ${t}`, { spectralKeep: t }]),
