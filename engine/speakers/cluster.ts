@@ -239,12 +239,9 @@ export const MAX_CLUSTERED = 2000;
  * DER c0.25 / right count over 10 clips) the LibriSpeech winners lose: separation 0.6 21.4% / 60%,
  * spectral keep 0.5 27.9% / 50%, keep 0.2 26.2% / 40% (measured with the eigengap count wired into this
  * function, since removed), threshold 0.1 27.3% / 50%. So separation stays.
- * minShare 0.05 (was 0.15), 2026-12-07, the same LibriSpeech calibration (480 recordings, --min-shares):
- * at separation 0.6, shares 0.15 / 0.1 / 0.05 / 0.02 find the right count on 53.3% / 56.7% / 56.9% /
- * 56.9% (4 speakers 17.5% / 27.5% / 28.3% / 28.3%, one speaker 95.8% throughout); at 0.05 and below
- * minPoints decides on recordings that short, so 0.05 is the plateau's most cautious edge. It matters
- * on long recordings, where a share of 0.15 took away anyone who spoke less than that. The meetings
- * (dev + eval, own VAD) and the 35 one-speaker recordings are unchanged (22.8%, 5 of 10; 34 of 35).
+ * minShare 0.05: the most cautious share on the plateau of the same LibriSpeech calibration
+ * (fit-speaker-count --min-shares; bench/results/diarization-2026-11-27.md, 2026-12-07). A share is
+ * a fraction of the recording, so a larger one drops whoever speaks less than it in a long recording.
  */
 export const CLUSTER_DEFAULTS: Readonly<ClusterOptions> = {
   maxSpeakers: null,
