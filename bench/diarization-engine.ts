@@ -13,6 +13,7 @@ import type { TranscriptBody } from './pages/driver';
 import { diarizationError, segmentTurns } from './score/der';
 import type { DiarClip } from './diarization-eval';
 import { SEGMENTATION_MODEL_PATH, SEGMENTATION_MODEL_SHA256 } from '../config/shared-models';
+import type { ModelName } from '../engine/protocol';
 
 export interface EngineSegment {
   text: string;
@@ -94,9 +95,9 @@ export function attributedWordAccuracy(reference: ReadonlyArray<{ speaker: strin
 
 export async function runEngine(
   clips: readonly DiarClip[],
-  options: { rounds: number; threads: number | null; log: (line: string) => void; segmentation?: boolean },
+  options: { rounds: number; threads: number | null; log: (line: string) => void; segmentation?: boolean; model?: ModelName },
 ): Promise<EngineReport> {
-  const model = 'whisper-base';
+  const model = options.model ?? 'whisper-base';
   const server = await startBenchServer();
   const session = await PageSession.open(server.url + BENCH_PAGES.ours, options.log);
   const results: EngineClipResult[] = [];

@@ -16,7 +16,7 @@
  *      (--min-separation: the count rule's threshold instead of CLUSTER_DEFAULTS.minSeparation, e.g. one
  *      calibrated by scripts/fit-speaker-count.mjs for another constants file; STS_DIARIZER='{json}'
  *      overrides other DiarizerOptions, e.g. '{"frames":null,"turns":{"frameWeight":0}}')
- *      node bench/diarization.mjs --engine [--rounds N] [--threads N] [--out FILE.json] [--score FILE.json] [--segmentation]
+ *      node bench/diarization.mjs --engine [--rounds N] [--threads N] [--model NAME] [--out FILE.json] [--score FILE.json] [--segmentation]
  *      (--segmentation: diarize with the pretrained segmentation model from ../shared/models, STS_MODELS_DIR;
  *      without --engine it takes an optional model FILE, and STS_SEGMENTED='{json}' overrides SEGMENTED_DEFAULTS)
  *      (--rounds 0: no timing, one diarized transcription per clip, for the DER alone)
@@ -39,6 +39,7 @@ import { seeded } from '../engine/decoding/seeded-random';
 import { attributedWordAccuracy, engineDer, runEngine, type EngineReport } from './diarization-engine';
 import { formatTable, percent } from './lib/table';
 import { diarizationError, oneSpeakerAtATime, parseRttm, type Turn } from './score/der';
+import type { ModelName } from '../engine/protocol';
 import { decodeFile, segmentationModel, vadProbabilities, windowHidden } from './speaker-features';
 
 const SR = 16_000;
@@ -433,7 +434,7 @@ async function mainEngine(args: string[]): Promise<void> {
   const saved = optionValue(args, '--score');
   const report: EngineReport = saved
     ? (JSON.parse(readFileSync(saved, 'utf8')) as EngineReport)
-    : await runEngine(clips, { rounds, threads: threads === null ? null : Number(threads), log: (line) => console.log(`  ${line}`), segmentation: args.includes('--segmentation') });
+    : await runEngine(clips, { rounds, threads: threads === null ? null : Number(threads), log: (line) => console.log(`  ${line}`), segmentation: args.includes('--segmentation'), model: (optionValue(args, '--model') ?? 'whisper-base') as ModelName });
   const n = (x: number | null | undefined): string => (x === null || x === undefined ? '-' : percent(x));
   const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
   const rows = report.clips.map((r, i) => {
