@@ -40,6 +40,7 @@ import { attributedWordAccuracy, engineDer, runEngine, type EngineReport } from 
 import { formatTable, percent } from './lib/table';
 import { diarizationError, oneSpeakerAtATime, parseRttm, type Turn } from './score/der';
 import type { ModelName } from '../engine/protocol';
+import { dot } from '../engine/speakers/cluster';
 import { decodeFile, segmentationModel, vadProbabilities, windowHidden } from './speaker-features';
 
 const SR = 16_000;
@@ -348,12 +349,8 @@ export function equalErrorRate(same: number[], diff: number[]): number {
   return best;
 }
 
-/** Cosine of two unit vectors. */
-export function cosine(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
-  return s;
-}
+/** Cosine of two unit vectors: their dot product, as the clustering computes it. */
+export const cosine = dot;
 
 /** EER on the packed test-other windows: whole utterances, one seeded 1.5-3 s crop of each, and one 1.5 s crop of each. */
 export function verification(c: SpeakerConstants, windows: readonly LabelledWindow[]): { utterance: number; crop: number; crop15: number } {
@@ -434,7 +431,7 @@ async function mainEngine(args: string[]): Promise<void> {
   const saved = optionValue(args, '--score');
   const report: EngineReport = saved
     ? (JSON.parse(readFileSync(saved, 'utf8')) as EngineReport)
-    : await runEngine(clips, { rounds, threads: threads === null ? null : Number(threads), log: (line) => console.log(`  ${line}`), segmentation: args.includes('--segmentation'), model: (optionValue(args, '--model') ?? 'whisper-base') as ModelName });
+    : await runEngine(clips, { rounds, threads: threads === null ? null : Number(threads), log: (line) => console.log(`  ${line}`), segmentation: args.includes('--segmentation'), model: (optionValue(args, '--model') ?? undefined) as ModelName | undefined });
   const n = (x: number | null | undefined): string => (x === null || x === undefined ? '-' : percent(x));
   const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
   const rows = report.clips.map((r, i) => {
