@@ -34,7 +34,7 @@ import type { SegmentationModel } from '../engine/speakers/segmentation-model';
 import { SEGMENTATION_MODEL_FILE } from '../config/paths';
 import type { SpeakerTurn } from '../engine/speakers/turns';
 import { testWindows } from '../scripts/fit-speaker-windows';
-import { loadWindows, POSITIONS, DIMS, type LabelledWindow } from '../scripts/fit-speaker-model';
+import { loadWindows, POSITIONS, type LabelledWindow } from '../scripts/fit-speaker-model';
 import { seeded } from '../engine/decoding/seeded-random';
 import { attributedWordAccuracy, engineDer, runEngine, type EngineReport } from './diarization-engine';
 import { formatTable, percent } from './lib/table';
@@ -167,11 +167,12 @@ export async function diarizeClip(
   const windows = process.env.STS_SPEAKER_CHUNKS === 'fixed' ? fixedChunks(audio.length) : decodingWindows(speechRegions(probs, { totalSamples: audio.length }), probs, audio.length);
   const started = performance.now();
   const diarizer = new SpeakerDiarizer(c, regions, options, evidence);
-  return timedDiarizer(audio, windows, diarizer, maxSpeakers, performance.now() - started);
+  return timedDiarizer(c, audio, windows, diarizer, maxSpeakers, performance.now() - started);
 }
 
 /** Feeds every window's encoder features to `diarizer` and finishes it, timing its own work (lastDiarizerMs) after `setupMs`. */
 async function timedDiarizer(
+  c: SpeakerConstants,
   audio: Float32Array,
   windows: readonly { startSample: number; endSample: number }[],
   diarizer: Pick<SpeakerDiarizer, 'addWindow' | 'finish'>,
@@ -180,7 +181,7 @@ async function timedDiarizer(
 ): Promise<SpeakerTurn[]> {
   let work = setupMs;
   for (const w of windows) {
-    const hidden = await windowHidden(audio.subarray(w.startSample, w.endSample));
+    const hidden = await windowHidden(audio.subarray(w.startSample, w.endSample), c.encoder);
     const started = performance.now();
     diarizer.addWindow(hidden, POSITIONS, w.startSample, w.endSample);
     work += performance.now() - started;
@@ -204,7 +205,7 @@ export async function diarizeClipSegmented(
   const started = performance.now();
   const segments = await model.windows(audio, options.hopSamples ?? SEGMENTED_DEFAULTS.hopSamples);
   const diarizer = new SegmentedDiarizer(SpeakerDiarizer.fromVad(c, probs, audio.length), segments, audio.length, options);
-  return timedDiarizer(audio, windows, diarizer, maxSpeakers, performance.now() - started);
+  return timedDiarizer(c, audio, windows, diarizer, maxSpeakers, performance.now() - started);
 }
 
 /**
@@ -360,7 +361,7 @@ export function verification(c: SpeakerConstants, windows: readonly LabelledWind
   const crops: Array<{ speaker: string; v: Float32Array }> = [];
   const crops15: Array<{ speaker: string; v: Float32Array }> = [];
   for (const w of windows) {
-    const hw: HiddenWindow = { hidden: w.hidden, positions: POSITIONS, dims: DIMS, startSample: 0 };
+    const hw: HiddenWindow = { hidden: w.hidden, positions: POSITIONS, dims: w.dims, startSample: 0 };
     for (const { speaker, regions } of w.speech) {
       if (regions.length === 0) continue;
       // pooled over all speech positions of the utterance: average of per-region pools weighted by length
@@ -403,10 +404,16 @@ export function packedCountAccuracy(c: SpeakerConstants, windows: readonly Label
   return { acc: right / windows.length, n: windows.length, confusion };
 }
 
-/** The shipped constants, or another fitted file (`--constants FILE`, e.g. from scripts/fit-speaker-constants.mjs --out). */
-export function loadShippedConstants(path = join(import.meta.dirname, '../engine/speakers/speaker-constants.json')): SpeakerConstants {
+/** The shipped constants, or another fitted file (e.g. from scripts/fit-speaker-constants.mjs --out). */
+export function loadShippedConstants(path = join(import.meta.dirname, '../engine/speakers/speaker-constants-whisper-base.json')): SpeakerConstants {
   const file = JSON.parse(readFileSync(path, 'utf8')) as SpeakerConstantsFile;
   return decodeSpeakerConstants(file);
+}
+
+/** `--constants FILE` (its `encoder` says whose features it is for), else the shipped constants. */
+export function constantsFromArgs(args: readonly string[]): SpeakerConstants {
+  const path = optionValue(args, '--constants');
+  return path ? loadShippedConstants(path) : loadShippedConstants();
 }
 
 export function diarTable(rows: readonly DiarRow[]): string {
@@ -492,8 +499,8 @@ function segmentedOptions(): Partial<SegmentedOptions> {
 
 export async function main(args: string[] = []): Promise<void> {
   if (args.includes('--engine')) return mainEngine(args);
-  const constantsPath = optionValue(args, '--constants');
-  const c = constantsPath ? loadShippedConstants(constantsPath) : loadShippedConstants();
+  const c = constantsFromArgs(args);
+  console.log(`speaker features: ${c.encoder}'s`);
   const sets = (optionValue(args, '--sets') ?? EVAL_DIR).split(',');
   // --segmentation [FILE]: the pretrained segmentation model (default ../shared/models's copy, STS_SEGMENTATION_MODEL)
   const segmentation = args.includes('--segmentation') ? { model: await segmentationModel(segmentationFile(args)), options: segmentedOptions() } : null;
@@ -517,7 +524,7 @@ export async function main(args: string[] = []): Promise<void> {
   }
   if (args.includes('--diar-only')) return;
   const limit = args.indexOf('--test-windows');
-  const test = await loadWindows(testWindows(limit >= 0 ? Number(args[limit + 1]) : Infinity));
+  const test = await loadWindows(testWindows(limit >= 0 ? Number(args[limit + 1]) : Infinity), c.encoder);
   const eer = verification(c, test);
   const count = packedCountAccuracy(c, test, options);
   console.log();

@@ -1,7 +1,8 @@
 /**
  * Node-side helpers shared by bench/diarization.ts and scripts/fit-speaker-constants.ts: decoding with
- * ffmpeg, Silero VAD, and whisper-base's block-2 hidden states from the truncated encoder, computed the
- * way the engine sees a window (full 30 s input, the window's audio at the start, zero padding after).
+ * ffmpeg, Silero VAD, and the speaker-feature hidden states (SPEAKER_FEATURES) from the truncated
+ * encoder in the engine's arithmetic, computed the way the engine sees a window (full 30 s input, the
+ * window's audio at the start, zero padding after).
  * Hidden states are cached on disk (they cost ~1.5 s of CPU per window) keyed by the audio's content.
  */
 import { execFileSync } from 'node:child_process';
@@ -10,9 +11,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
 import { ROOT } from '../config/paths';
-import { FULL_FRAMES, logMelSpectrogram, N_MELS } from '../engine/whisper/features';
-import { patchWhisperEncoder } from '../engine/whisper/patches';
-import { SPEAKER_FEATURE_TENSOR } from '../engine/speakers/constants';
+import { FULL_FRAMES, logMelSpectrogram } from '../engine/whisper/features';
+import { SPEAKER_FEATURES, type SpeakerEncoder } from '../engine/speakers/constants';
+import { FLOAT_ARITHMETIC } from '../engine/pipeline';
+import { SpeakerFeatureSource } from '../engine/speakers/features';
 import { SileroVad, VAD_MODEL_PATH } from '../engine/vad/silero';
 import { SegmentationModel, verifySegmentationModel } from '../engine/speakers/segmentation-model';
 import { SEGMENTATION_MODEL_SHA256 } from '../config/paths';
@@ -45,25 +47,28 @@ function cached(kind: string, audio: Float32Array, compute: () => Promise<Float3
   });
 }
 
-let encoder: Promise<ort.InferenceSession> | undefined;
+const encoders = new Map<SpeakerEncoder, Promise<SpeakerFeatureSource>>();
 let vad: Promise<SileroVad> | undefined;
 
-export function speakerEncoder(): Promise<ort.InferenceSession> {
-  encoder ??= (async () => {
-    const full = new Uint8Array(readFileSync(join(MODELS, 'whisper-base/onnx/encoder_model_quantized.onnx')));
-    const truncated = patchWhisperEncoder(full, { dynamicFrames: true, extraOutputs: [SPEAKER_FEATURE_TENSOR], extraOutputsOnly: true });
-    return ort.InferenceSession.create(truncated, { executionProviders: ['wasm'] });
-  })();
-  return encoder;
+/** The engine's cut encoder for `encoder`'s speaker features. */
+export function speakerEncoder(encoder: SpeakerEncoder): Promise<SpeakerFeatureSource> {
+  let source = encoders.get(encoder);
+  if (!source) {
+    const bytes = async () => new Uint8Array(readFileSync(join(MODELS, encoder, 'onnx/encoder_model_quantized.onnx')));
+    source = SpeakerFeatureSource.create(ort, bytes, SPEAKER_FEATURES[encoder], FLOAT_ARITHMETIC[encoder].includes('encoder'), { executionProviders: ['wasm'] });
+    encoders.set(encoder, source);
+  }
+  return source;
 }
 
-/** Block-2 hidden states [1500 × 512] of one ≤ 30 s window, as the engine's full-window encoder run sees it. */
-export function windowHidden(windowAudio: Float32Array): Promise<Float32Array> {
-  return cached('hidden', windowAudio, async () => {
-    const session = await speakerEncoder();
-    const mel = logMelSpectrogram(windowAudio, FULL_FRAMES);
-    const out = await session.run({ input_features: new ort.Tensor('float32', mel, [1, N_MELS, FULL_FRAMES]) });
-    return (out[SPEAKER_FEATURE_TENSOR]!.data as Float32Array).slice();
+/** `encoder`'s speaker-feature hidden states [1500 × channels] of one ≤ 30 s window, as the engine's full-window encoder run sees it. */
+export function windowHidden(windowAudio: Float32Array, encoder: SpeakerEncoder = 'whisper-base'): Promise<Float32Array> {
+  // base's cache keeps the name it had when base was the only feature encoder
+  return cached(encoder === 'whisper-base' ? 'hidden' : `hidden-${encoder}`, windowAudio, async () => {
+    const features = await (await speakerEncoder(encoder)).features(logMelSpectrogram(windowAudio, FULL_FRAMES), FULL_FRAMES);
+    const data = (features.data as Float32Array).slice();
+    features.dispose();
+    return data;
   });
 }
 

@@ -1,5 +1,5 @@
 /**
- * Which whisper-base encoder block's output makes the best speaker features (issue 32: "choose the
+ * Which encoder block's output (whisper-base by default, or --model) makes the best speaker features (issue 32: "choose the
  * feature layer by verification EER on ../shared/speakers and by DER on the development meetings").
  * For each block, in one encoder run per window:
  *   1. the per-position mean and PCA whitening are fitted on packed train-clean-100 windows, as
@@ -8,16 +8,19 @@
  *      diarizer's pooled DER and right count, and the within-recording AUC of same- against
  *      different-speaker piece similarities (pieces held at least 80% by one reference speaker);
  *   3. verification EER on packed test-other windows: whole utterances and 1.5 s crops.
- * Run: node bench/speaker-layers.mjs [--windows N (train, default 80)] [--test-windows N (default 40)] [--layers 0,1,2,3,4,5]
- * (0-based block indices; `0+1` is blocks 1 and 2 concatenated per position, 1,024 channels)
+ * Run: node bench/speaker-layers.mjs [--model whisper-tiny] [--windows N (train, default 80)] [--test-windows N (default 40)] [--layers 0,1,2,3,4,5]
+ * (0-based block indices; `0+1` is blocks 1 and 2 concatenated per position)
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
 import { ROOT } from '../config/paths';
 import { patchWhisperEncoder } from '../engine/whisper/patches';
+import { withFloatArithmetic } from '../engine/onnx/float-arithmetic';
+import { withExternalInitializers } from '../engine/onnx/protobuf';
+import { FLOAT_ARITHMETIC } from '../engine/pipeline';
 import { FULL_FRAMES, logMelSpectrogram, N_MELS } from '../engine/whisper/features';
-import type { SpeakerConstants } from '../engine/speakers/constants';
+import type { SpeakerConstants, SpeakerEncoder } from '../engine/speakers/constants';
 import { diarizationRegions, evidenceRegions, SpeakerDiarizer } from '../engine/speakers/diarize';
 import { EMBEDDING_DEFAULTS, SAMPLES_PER_POSITION, embedSpan, heardWindow, tileSpan, windowEmbeddings, type HiddenWindow } from '../engine/speakers/embed';
 import { decodingWindows, speechRegions, type SpeechRegion } from '../engine/vad/windows';
@@ -29,8 +32,6 @@ import { diarizationError, type Turn } from './score/der';
 import { vadProbabilities } from './speaker-features';
 
 const P = 1500;
-/** Channels of one block's output. */
-const BLOCK_DIMS = 512;
 const OUT_DIMS = 128;
 const SR = 16_000;
 
@@ -43,26 +44,29 @@ function option(args: readonly string[], name: string, fallback: string): string
  * The encoder cut after the deepest block asked for: per feature (a list of blocks), those blocks'
  * outputs side by side at each position ([P × 512·blocks]).
  */
-async function featureOutputs(features: readonly (readonly number[])[]): Promise<(audio: Float32Array) => Promise<Float32Array[]>> {
+async function featureOutputs(model: string, blockDims: number, features: readonly (readonly number[])[]): Promise<(audio: Float32Array) => Promise<Float32Array[]>> {
   ort.env.wasm.numThreads = 1;
   const blocks = [...new Set(features.flat())];
   const names = blocks.map((b) => `/layers.${b}/Add_1_output_0`);
-  const full = new Uint8Array(readFileSync(join(ROOT, 'public/models/whisper-base/onnx/encoder_model_quantized.onnx')));
-  const session = await ort.InferenceSession.create(patchWhisperEncoder(full, { dynamicFrames: true, extraOutputs: names, extraOutputsOnly: true }), { executionProviders: ['wasm'] });
+  // the arithmetic the engine runs this model's encoder in on WASM (FLOAT_ARITHMETIC)
+  const bytes = withExternalInitializers(new Uint8Array(readFileSync(join(ROOT, `public/models/${model}/onnx/encoder_model_quantized.onnx`))));
+  const { model: graph, externalData } = FLOAT_ARITHMETIC[model as keyof typeof FLOAT_ARITHMETIC].includes('encoder') ? withFloatArithmetic(bytes) : bytes;
+  const patched = patchWhisperEncoder(graph, { dynamicFrames: true, extraOutputs: names, extraOutputsOnly: true });
+  const session = await ort.InferenceSession.create(patched, { executionProviders: ['wasm'], externalData });
   return async (audio) => {
     const out = await session.run({ input_features: new ort.Tensor('float32', logMelSpectrogram(audio, FULL_FRAMES), [1, N_MELS, FULL_FRAMES]) });
     const of = (b: number) => out[names[blocks.indexOf(b)]!]!.data as Float32Array;
     return features.map((f) => {
       if (f.length === 1) return of(f[0]!).slice();
-      const joined = new Float32Array(P * BLOCK_DIMS * f.length);
-      for (let p = 0; p < P; p++) f.forEach((b, k) => joined.set(of(b).subarray(p * BLOCK_DIMS, (p + 1) * BLOCK_DIMS), (p * f.length + k) * BLOCK_DIMS));
+      const joined = new Float32Array(P * blockDims * f.length);
+      for (let p = 0; p < P; p++) f.forEach((b, k) => joined.set(of(b).subarray(p * blockDims, (p + 1) * blockDims), (p * f.length + k) * blockDims));
       return joined;
     });
   };
 }
 
 /** Per block, the constants fitted on `windows` packed train-clean-100 windows (one encoder run each). */
-async function fitConstants(hidden: (audio: Float32Array) => Promise<Float32Array[]>, dims: readonly number[], windows: number): Promise<SpeakerConstants[]> {
+async function fitConstants(encoder: SpeakerEncoder, hidden: (audio: Float32Array) => Promise<Float32Array[]>, dims: readonly number[], windows: number): Promise<SpeakerConstants[]> {
   const piece = EMBEDDING_DEFAULTS.subWindowMs * 16;
   const hop = EMBEDDING_DEFAULTS.hopMs * 16;
   const min = EMBEDDING_DEFAULTS.minMs * 16;
@@ -102,7 +106,7 @@ async function fitConstants(hidden: (audio: Float32Array) => Promise<Float32Arra
     const w = fitWhitening(xs, OUT_DIMS);
     const projection = new Float32Array(OUT_DIMS * D);
     w.vectors.forEach((v, k) => v.forEach((x, d) => (projection[k * D + d] = x * w.scales[k]!)));
-    return { positions: P, dims: D, outDims: OUT_DIMS, positionMean, center: Float32Array.from(w.center), projection };
+    return { encoder, positions: P, dims: D, outDims: OUT_DIMS, positionMean, center: Float32Array.from(w.center), projection };
   });
 }
 
@@ -151,8 +155,10 @@ function withinRecordingAuc(pieces: ReadonlyArray<{ startSample: number; endSamp
 
 export async function main(args: string[] = []): Promise<void> {
   const blocks = option(args, '--layers', '0,1,2,3,4,5').split(',').map((f) => f.split('+').map(Number));
-  const hidden = await featureOutputs(blocks);
-  const constants = await fitConstants(hidden, blocks.map((f) => f.length * BLOCK_DIMS), Number(option(args, '--windows', '80')));
+  const model = option(args, '--model', 'whisper-base');
+  const blockDims = (JSON.parse(readFileSync(join(ROOT, `public/models/${model}/config.json`), 'utf8')) as { d_model: number }).d_model;
+  const hidden = await featureOutputs(model, blockDims, blocks);
+  const constants = await fitConstants(model as SpeakerEncoder, hidden, blocks.map((f) => f.length * blockDims), Number(option(args, '--windows', '80')));
   const meetings = blocks.map(() => ({ err25: 0, ref25: 0, err0: 0, ref0: 0, right: 0, clips: 0, aucs: [] as number[] }));
   for (const clip of ['../shared/dev', '../shared/eval'].flatMap((root) => diarClips(root))) {
     const probs = await vadProbabilities(clip.audio);

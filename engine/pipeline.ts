@@ -10,7 +10,7 @@ import { cleanWords, joinWords, tokensWithoutFillers } from './postprocess/fille
 import { isConfident, mostLikely, mostProbableJoint, rescoringCandidates, SHORT_UTTERANCE_S, splitByLanguage, SURE_ON_FIT, type LanguageHypothesis, type LanguagePlan } from './language/plan';
 import { applyPatterns, applyPatternsToWords } from './biasing/patterns/spoken-patterns';
 import { attributeSpeakers } from './speakers/assign';
-import { decodeSpeakerConstants, SPEAKER_FEATURE_TENSOR, type SpeakerConstants, type SpeakerConstantsFile } from './speakers/constants';
+import { decodeSpeakerConstants, SHIPPED_SPEAKER_ENCODER, shippedSpeakerConstants, SPEAKER_FEATURES, type SpeakerConstants } from './speakers/constants';
 import { oneSpeakerTurns, SpeakerDiarizer } from './speakers/diarize';
 import { EMBEDDING_DEFAULTS } from './speakers/embed';
 import { SpeakerFeatureSource } from './speakers/features';
@@ -50,7 +50,7 @@ interface Loaded {
   vad: SileroVad;
   info: LoadedInfo;
   /** Made on the first diarized request. */
-  speakers?: Promise<{ source: SpeakerFeatureSource; constants: SpeakerConstants }>;
+  speakers?: Promise<{ source: SpeakerFeatureSource; constants: SpeakerConstants; tensor: string }>;
   /** The user's segmentation model (EngineConfig.segmentationModel), loaded on the first diarized request. */
   segmentation?: Promise<SegmentationModel>;
 }
@@ -64,13 +64,11 @@ interface RequestContext {
    * `featured`: the spans whose speaker features it has, in order, from the first that its own windows
    * still to come may overlap.
    */
-  diarizer: { diarizer: SpeakerDiarizer; scan: SegmentationScan | null; source: SpeakerFeatureSource; featured: SpeechRegion[] } | null;
+  diarizer: { diarizer: SpeakerDiarizer; scan: SegmentationScan | null; source: SpeakerFeatureSource; tensor: string; featured: SpeechRegion[] } | null;
   checkpoint: () => void;
   /** The recording's samples still needed, by absolute position. */
   audio: RollingAudio;
 }
-
-const BASE_ENCODER = whisperPaths('whisper-base').encoder;
 
 /**
  * In 'fit' mode the encoder sees the window's audio, then at least TAIL_PAD_FRAMES of silence (Whisper was
@@ -120,9 +118,9 @@ export const FLOAT_ARITHMETIC: Record<EngineConfig['model'], readonly WhisperGra
 /** How `model` is loaded on `backend`: the engine's choice, which the benches load too. */
 export function whisperLoadOptions(model: EngineConfig['model'], backend: Backend): WhisperLoadOptions {
   if (backend === 'webgpu') return { logitsWeight: 'float', floatArithmetic: ['encoder', 'decoder'] };
-  // whisper-base's block-2 output is the diarizer's speaker features (engine/speakers/features.ts), which a
-  // diarized request then takes from the transcription's encoder runs
-  const extraOutputs = model === 'whisper-base' && FLOAT_ARITHMETIC[model].length === 0 ? [SPEAKER_FEATURE_TENSOR] : [];
+  // the speaker-feature encoder, transcribing, exposes the features' block output, which a diarized
+  // request then takes from the transcription's encoder runs (engine/speakers/features.ts)
+  const extraOutputs = model === SHIPPED_SPEAKER_ENCODER ? [SPEAKER_FEATURES[SHIPPED_SPEAKER_ENCODER].tensor] : [];
   return { logitsWeight: LOGITS_WEIGHT[model], floatArithmetic: FLOAT_ARITHMETIC[model], extraOutputs };
 }
 
@@ -352,23 +350,25 @@ export class Engine {
   /** The diarizer of a request (the built-in one, with the user's segmentation model's scan when configured). */
   private async diarizer(loaded: Loaded): Promise<NonNullable<RequestContext['diarizer']>> {
     loaded.speakers ??= (async () => {
-      const source = await SpeakerFeatureSource.create(loaded.ort, () => loaded.files.bytes(BASE_ENCODER), sessionOptions('wasm'));
-      const file = (await import('./speakers/speaker-constants.json')).default as unknown as SpeakerConstantsFile;
-      return { source, constants: decodeSpeakerConstants(file) };
+      const encoder = SHIPPED_SPEAKER_ENCODER;
+      const features = SPEAKER_FEATURES[encoder];
+      const floats = FLOAT_ARITHMETIC[encoder].includes('encoder');
+      const source = await SpeakerFeatureSource.create(loaded.ort, () => loaded.files.bytes(whisperPaths(encoder).encoder), features, floats, sessionOptions('wasm'));
+      return { source, constants: decodeSpeakerConstants(await shippedSpeakerConstants()), tensor: features.tensor };
     })().catch((err) => {
       loaded.speakers = undefined;
       throw err;
     });
-    const { source, constants } = await loaded.speakers;
+    const { source, constants, tensor } = await loaded.speakers;
     const diarizer = new SpeakerDiarizer(constants, []);
     const seg = this.segmentationModel;
-    if (!seg) return { diarizer, scan: null, source, featured: [] };
+    if (!seg) return { diarizer, scan: null, source, tensor, featured: [] };
     // A model that fails to load (wrong hash, unreachable) fails this request only; the next one tries again.
     loaded.segmentation ??= SegmentationModel.load(loaded.ort, seg.url, seg.sha256).catch((err) => {
       loaded.segmentation = undefined;
       throw err;
     });
-    return { diarizer, scan: new SegmentationScan(await loaded.segmentation, SEGMENTED_DEFAULTS.hopSamples), source, featured: [] };
+    return { diarizer, scan: new SegmentationScan(await loaded.segmentation, SEGMENTED_DEFAULTS.hopSamples), source, tensor, featured: [] };
   }
 
   /**
@@ -458,9 +458,9 @@ export class Engine {
    */
   private async encodeWindow(whisper: WhisperModel, samples: Float32Array, melFrames: number, heardAs: DecodingWindow | null, ctx: RequestContext): Promise<EncodedWindow> {
     const mel = logMelSpectrogram(samples, melFrames);
-    const speakers = whisper.hasEncoderOutput(SPEAKER_FEATURE_TENSOR) ? ctx.diarizer : null;
+    const speakers = ctx.diarizer && whisper.hasEncoderOutput(ctx.diarizer.tensor) ? ctx.diarizer : null;
     if (!speakers || !heardAs) return whisper.encode(mel, melFrames);
-    const { encoded, extras } = await whisper.encodeWith(mel, melFrames, [SPEAKER_FEATURE_TENSOR]);
+    const { encoded, extras } = await whisper.encodeWith(mel, melFrames, [speakers.tensor]);
     const features = extras[0]!;
     try {
       speakers.diarizer.addWindow(features.data as Float32Array, features.dims[1]!, heardAs.startSample, heardAs.endSample);

@@ -10,12 +10,12 @@
  * --min-points: score each threshold with each smallest speaker, ClusterOptions.minShare and minPoints,
  * instead of the default's)
  */
-import { loadShippedConstants } from '../bench/diarization-eval';
+import { constantsFromArgs } from '../bench/diarization-eval';
 import { seeded } from '../engine/decoding/seeded-random';
 import { clusterSpeakers, type ClusterOptions } from '../engine/speakers/cluster';
 import type { SpeakerConstants } from '../engine/speakers/constants';
 import { windowEmbeddings } from '../engine/speakers/embed';
-import { loadWindows, POSITIONS, DIMS, type LabelledWindow } from './fit-speaker-model';
+import { loadWindows, POSITIONS, type LabelledWindow } from './fit-speaker-model';
 import { trainWindows } from './fit-speaker-windows';
 import { spectralLabels } from './speaker-spectral-count';
 
@@ -24,7 +24,7 @@ export function utterancePieces(c: SpeakerConstants, windows: readonly LabelledW
   const out: Float32Array[][] = [];
   for (const w of windows) {
     for (const u of w.speech) {
-      const pieces = windowEmbeddings({ hidden: w.hidden, positions: POSITIONS, dims: DIMS, startSample: 0 }, u.regions, c).map((e) => e.vector);
+      const pieces = windowEmbeddings({ hidden: w.hidden, positions: POSITIONS, dims: w.dims, startSample: 0 }, u.regions, c).map((e) => e.vector);
       if (pieces.length >= 2) out.push(pieces);
     }
   }
@@ -100,9 +100,8 @@ function variants(args: readonly string[]): Array<[string, Partial<ClusterOption
 }
 
 export async function main(args: string[] = []): Promise<void> {
-  const path = optionValue(args, '--constants');
-  const c = path ? loadShippedConstants(path) : loadShippedConstants();
-  const utterances = utterancePieces(c, await loadWindows(trainWindows()));
+  const c = constantsFromArgs(args);
+  const utterances = utterancePieces(c, await loadWindows(trainWindows(), c.encoder));
   const recordings = syntheticRecordings(utterances, Number(optionValue(args, '--recordings') ?? 40));
   const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
   const rules: Array<[string, CountRule]> = [

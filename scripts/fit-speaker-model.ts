@@ -1,19 +1,19 @@
 /**
- * Fits the speaker-embedding constants shipped in engine/speakers/speaker-constants.json from
+ * Fits the speaker-embedding constants shipped in engine/speakers/speaker-constants-<encoder>.json from
  * ../shared/speakers/librispeech_train-clean-100 (251 speakers, one utterance each; never the test set):
  *   1. the utterances are packed two per 30 s window at seeded random offsets (fit-speaker-windows.ts)
- *      and run through whisper-base's encoder cut after block 2 (bench/speaker-features.ts);
+ *      and run through the encoder cut after its feature block (SPEAKER_FEATURES, bench/speaker-features.ts);
  *   2. per-position mean of the hidden states over speech (Silero regions, diarization settings),
  *      stored as its mean plus a rank-R factorisation (R = 128 by default);
  *   3. pooled 1.5 s pieces (0.75 s hop) of speech minus that mean: PCA, whitening to `outDims`.
- * Run: node scripts/fit-speaker-constants.mjs [--windows N] [--rank R] [--out-dims K] [--out FILE]
+ * Run: node scripts/fit-speaker-constants.mjs [--model whisper-tiny --out FILE] [--windows N] [--rank R] [--out-dims K] [--out FILE]
  * (hidden states are cached under tmp/speaker-cache; a full run costs ~3 min of CPU on a free core).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../config/paths';
 import { vadProbabilities, windowHidden } from '../bench/speaker-features';
-import { SPEAKER_FEATURE_TENSOR, type SpeakerConstantsFile } from '../engine/speakers/constants';
+import { SHIPPED_SPEAKER_ENCODER, SPEAKER_FEATURES, type SpeakerConstantsFile, type SpeakerEncoder } from '../engine/speakers/constants';
 import { diarizationRegions } from '../engine/speakers/diarize';
 import { EMBEDDING_DEFAULTS, SAMPLES_PER_POSITION, tileSpan } from '../engine/speakers/embed';
 import type { SpeechRegion } from '../engine/vad/windows';
@@ -21,17 +21,18 @@ import { symmetricEigen } from './symmetric-eigen';
 import { trainWindows, type PackedWindow } from './fit-speaker-windows';
 
 export const POSITIONS = 1500;
-export const DIMS = 512;
 /** Speech frames a position needs for its own mean. */
 const MIN_COUNT = 5;
 
 export interface LabelledWindow {
   hidden: Float32Array;
+  /** Channels per position. */
+  dims: number;
   /** Speech of each utterance, window-relative samples, with its speaker. */
   speech: Array<{ speaker: string; regions: SpeechRegion[] }>;
 }
 
-export async function loadWindows(windows: readonly PackedWindow[]): Promise<LabelledWindow[]> {
+export async function loadWindows(windows: readonly PackedWindow[], encoder: SpeakerEncoder = 'whisper-base'): Promise<LabelledWindow[]> {
   const out: LabelledWindow[] = [];
   for (const w of windows) {
     const speech = [];
@@ -42,13 +43,15 @@ export async function loadWindows(windows: readonly PackedWindow[]): Promise<Lab
       }));
       speech.push({ speaker: u.speaker, regions });
     }
-    out.push({ hidden: await windowHidden(w.audio), speech });
+    const hidden = await windowHidden(w.audio, encoder);
+    out.push({ hidden, dims: hidden.length / POSITIONS, speech });
   }
   return out;
 }
 
 /** Mean hidden state of speech at each position, and how many speech frames each mean is over. */
 export function positionMean(windows: readonly LabelledWindow[]): { mean: Float32Array; counts: Float64Array } {
+  const DIMS = windows[0]!.dims;
   const sum = new Float64Array(POSITIONS * DIMS);
   const counts = new Float64Array(POSITIONS);
   for (const w of windows) {
@@ -62,7 +65,7 @@ export function positionMean(windows: readonly LabelledWindow[]): { mean: Float3
       }
     }
   }
-  return { mean: meanFromSums(sum, counts), counts };
+  return { mean: meanFromSums(sum, counts, DIMS), counts };
 }
 
 /**
@@ -70,7 +73,7 @@ export function positionMean(windows: readonly LabelledWindow[]): { mean: Float3
  * Positions with too little speech (the first ones: LibriSpeech starts with silence, and the engine's
  * windows start 1 s before speech) borrow the mean of the nearest well-covered position.
  */
-export function meanFromSums(sum: Float64Array, counts: Float64Array, dims = DIMS): Float32Array {
+export function meanFromSums(sum: Float64Array, counts: Float64Array, dims: number): Float32Array {
   const covered = Array.from({ length: POSITIONS }, (_, p) => p).filter((p) => counts[p]! >= MIN_COUNT);
   if (covered.length === 0) throw new Error('no encoder position has enough speech: pack more windows');
   const mean = new Float32Array(POSITIONS * dims);
@@ -85,12 +88,13 @@ export interface LowRankMean {
   offset: Float64Array;
   /** [POSITIONS × rank] */
   basis: Float64Array;
-  /** rank rows of DIMS */
+  /** rank rows of the channels */
   loadings: Float64Array[];
 }
 
 /** offset + basis·loadings: the best rank-R fit of the per-position mean around its average (count-weighted). */
 export function lowRankMean(mean: Float32Array, counts: Float64Array, rank: number): LowRankMean {
+  const DIMS = mean.length / POSITIONS;
   const offset = new Float64Array(DIMS);
   const total = counts.reduce((a, b) => a + b, 0);
   for (let p = 0; p < POSITIONS; p++) for (let d = 0; d < DIMS; d++) offset[d]! += (counts[p]! / total) * mean[p * DIMS + d]!;
@@ -118,6 +122,7 @@ export function lowRankMean(mean: Float32Array, counts: Float64Array, rank: numb
 
 export function expandMean(m: LowRankMean): Float32Array {
   const rank = m.loadings.length;
+  const DIMS = m.offset.length;
   const out = new Float32Array(POSITIONS * DIMS);
   for (let p = 0; p < POSITIONS; p++) {
     for (let d = 0; d < DIMS; d++) {
@@ -134,6 +139,7 @@ export function pooledPieces(windows: readonly LabelledWindow[], mean: Float32Ar
   const piece = (EMBEDDING_DEFAULTS.subWindowMs * 16) | 0;
   const hop = (EMBEDDING_DEFAULTS.hopMs * 16) | 0;
   const min = (EMBEDDING_DEFAULTS.minMs * 16) | 0;
+  const DIMS = mean.length / POSITIONS;
   const out: Array<{ speaker: string; x: Float64Array }> = [];
   for (const w of windows) {
     for (const { speaker, regions } of w.speech) {
@@ -194,6 +200,7 @@ export function fitWhitening(xs: readonly Float64Array[], outDims: number): Whit
  * recordings split (32-33 of 35 kept whole vs 34) at thresholds that keep the AMI clips at two.
  */
 export function fitDiscriminant(pieces: ReadonlyArray<{ speaker: string; x: Float64Array }>, outDims: number, reg = 0.01): Whitening {
+  const DIMS = pieces[0]!.x.length;
   const center = new Float64Array(DIMS);
   for (const p of pieces) for (let d = 0; d < DIMS; d++) center[d]! += p.x[d]! / pieces.length;
   const groups = new Map<string, Float64Array[]>();
@@ -283,14 +290,15 @@ function halfBase64(values: ArrayLike<number>): string {
 
 const round = (xs: ArrayLike<number>): number[] => Array.from(xs, (v) => Number(v.toPrecision(7)));
 
-export function constantsFile(mean: LowRankMean, w: Whitening, provenance: Record<string, unknown>): SpeakerConstantsFile {
+export function constantsFile(encoder: SpeakerEncoder, mean: LowRankMean, w: Whitening, provenance: Record<string, unknown>): SpeakerConstantsFile {
   const rank = mean.loadings.length;
   return {
     format: 'localscribe-speaker-constants',
     version: 1,
-    tensor: SPEAKER_FEATURE_TENSOR,
+    encoder,
+    tensor: SPEAKER_FEATURES[encoder].tensor,
     positions: POSITIONS,
-    dims: DIMS,
+    dims: mean.offset.length,
     rank,
     outDims: w.vectors.length,
     meanOffset: round(mean.offset),
@@ -312,10 +320,14 @@ export async function main(args: string[]): Promise<void> {
   const nWindows = option(args, '--windows', Infinity);
   const rank = option(args, '--rank', 128);
   const outDims = option(args, '--out-dims', 128);
+  const modelIndex = args.indexOf('--model');
+  const encoder = (modelIndex >= 0 ? args[modelIndex + 1]! : 'whisper-base') as SpeakerEncoder;
+  if (!(encoder in SPEAKER_FEATURES)) throw new Error(`--model must be one of ${Object.keys(SPEAKER_FEATURES).join(', ')}`);
   const outIndex = args.indexOf('--out');
-  const out = outIndex >= 0 ? args[outIndex + 1]! : join(ROOT, 'engine/speakers/speaker-constants.json');
+  if (outIndex < 0 && encoder !== SHIPPED_SPEAKER_ENCODER) throw new Error(`the engine ships ${SHIPPED_SPEAKER_ENCODER}'s constants only: give --out FILE for ${encoder}'s`);
+  const out = outIndex >= 0 ? args[outIndex + 1]! : join(ROOT, `engine/speakers/speaker-constants-${encoder}.json`);
   const packed = trainWindows(nWindows);
-  const windows = await loadWindows(packed);
+  const windows = await loadWindows(packed, encoder);
   const { mean, counts } = positionMean(windows);
   const low = lowRankMean(mean, counts, rank);
   const pieces = pooledPieces(windows, expandMean(low));
@@ -324,7 +336,7 @@ export async function main(args: string[]): Promise<void> {
     pieces.map((p) => p.x),
     outDims,
   );
-  const file = constantsFile(low, whitening, {
+  const file = constantsFile(encoder, low, whitening, {
     command: `node scripts/fit-speaker-constants.mjs ${args.join(' ')}`.trim(),
     data: 'librispeech_train-clean-100',
     windows: windows.length,

@@ -1,13 +1,41 @@
-/** The encoder tensor the speaker features come from: whisper-base's block-2 output (512 channels in the q8 export). */
-export const SPEAKER_FEATURE_TENSOR = '/layers.1/Add_1_output_0';
-/** whisper-base's encoder_attention_heads (its config.json), for the encoder cut down to those blocks. */
-export const SPEAKER_MODEL_HEADS = 8;
+/** The encoders whose speaker features the fitting tools know (scripts/fit-speaker-constants.mjs --model). */
+export type SpeakerEncoder = 'whisper-tiny' | 'whisper-base';
+
+export interface SpeakerFeatures {
+  /** The block output the features are (its name in the q8 export), chosen by bench/speaker-layers.mjs. */
+  tensor: string;
+  /** The encoder's encoder_attention_heads (its config.json), for the encoder cut down to those blocks. */
+  heads: number;
+}
+
+/*
+ * Block 2 of base (512 channels) and block 1 of tiny (384): each encoder's best block by verification EER
+ * on LibriSpeech test-other (bench/speaker-layers.mjs [--model whisper-tiny]).
+ */
+export const SPEAKER_FEATURES: Readonly<Record<SpeakerEncoder, SpeakerFeatures>> = {
+  'whisper-tiny': { tensor: '/layers.0/Add_1_output_0', heads: 6 },
+  'whisper-base': { tensor: '/layers.1/Add_1_output_0', heads: 8 },
+};
+
+/**
+ * The encoder whose features the engine diarizes with, whatever model transcribes. tiny's own features
+ * cost less but lost DER on the development meetings (bench/results/diarization-2026-11-27.md, 2026-12-07
+ * second part), so they are not shipped.
+ */
+export const SHIPPED_SPEAKER_ENCODER: SpeakerEncoder = 'whisper-base';
+
+/** The shipped constants (engine/speakers/speaker-constants-whisper-base.json), loaded when a request first diarizes. */
+export async function shippedSpeakerConstants(): Promise<SpeakerConstantsFile> {
+  return (await import('./speaker-constants-whisper-base.json')).default as unknown as SpeakerConstantsFile;
+}
 
 /** Fitted by scripts/fit-speaker-model.ts (node scripts/fit-speaker-constants.mjs); see decodeSpeakerConstants for the shipped form. */
 export interface SpeakerConstants {
+  /** Whose encoder's features these constants are for. */
+  encoder: SpeakerEncoder;
   /** Encoder positions covered by `positionMean` (1500: Whisper's 30 s window). */
   positions: number;
-  /** Hidden-state channels (512 for whisper-base). */
+  /** Hidden-state channels (512 for whisper-base, 384 for whisper-tiny). */
   dims: number;
   /** Embedding length after the projection. */
   outDims: number;
@@ -20,7 +48,7 @@ export interface SpeakerConstants {
 }
 
 /**
- * The shipped form (engine/speakers/speaker-constants.json, written by node scripts/fit-speaker-constants.mjs).
+ * The shipped form (engine/speakers/speaker-constants-<encoder>.json, written by node scripts/fit-speaker-constants.mjs).
  * Arrays are little-endian float16 in base64. The per-position mean is stored as a rank-`rank`
  * factorisation, offset + basis·loadings, because its full 1500×512 table would be 1.5 MB in float16
  * (2 MB in base64). Rank 128 keeps the file under 1 MB; it costs ~1.5 points of DER against the full
@@ -30,6 +58,8 @@ export interface SpeakerConstants {
 export interface SpeakerConstantsFile {
   format: 'localscribe-speaker-constants';
   version: 1;
+  /** Whose encoder the features come from, and which of its tensors (SPEAKER_FEATURES). */
+  encoder: SpeakerEncoder;
   tensor: string;
   positions: number;
   dims: number;
@@ -78,5 +108,5 @@ export function decodeSpeakerConstants(file: SpeakerConstantsFile): SpeakerConst
   }
   const projection = decodeHalfBase64(file.eigenvectors, outDims * dims);
   for (let k = 0; k < outDims; k++) for (let d = 0; d < dims; d++) projection[k * dims + d]! *= file.scales[k]!;
-  return { positions, dims, outDims, positionMean, center: Float32Array.from(file.center), projection };
+  return { encoder: file.encoder, positions, dims, outDims, positionMean, center: Float32Array.from(file.center), projection };
 }

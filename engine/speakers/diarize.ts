@@ -121,7 +121,7 @@ export class SpeakerDiarizer {
   }
 
   /**
-   * One encoder window: `hidden` is the SPEAKER_FEATURE_TENSOR output's data ([1, positions, 512]),
+   * One encoder window: `hidden` is the feature tensor's data (SPEAKER_FEATURES, [1, positions, channels]),
    * [startSample, endSample) the window's audio in the recording; the positions past it give no
    * embeddings (heardWindow). Copies what it needs.
    */

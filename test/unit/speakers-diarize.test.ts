@@ -4,11 +4,12 @@ import * as ort from 'onnxruntime-web';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, EVAL_DIR } from '../../config/paths';
 import { diarizationError, parseRttm } from '../../bench/score/der';
-import { FULL_FRAMES, logMelSpectrogram, N_MELS } from '../../engine/whisper/features';
+import { FULL_FRAMES, logMelSpectrogram } from '../../engine/whisper/features';
 import { listGraph } from '../../engine/onnx/protobuf';
 import { patchWhisperEncoder } from '../../engine/whisper/patches';
-import { decodeSpeakerConstants, SPEAKER_FEATURE_TENSOR, type SpeakerConstants, type SpeakerConstantsFile } from '../../engine/speakers/constants';
-import constantsJson from '../../engine/speakers/speaker-constants.json';
+import { decodeSpeakerConstants, SHIPPED_SPEAKER_ENCODER, shippedSpeakerConstants, SPEAKER_FEATURES, type SpeakerConstants, type SpeakerEncoder } from '../../engine/speakers/constants';
+import { SpeakerFeatureSource } from '../../engine/speakers/features';
+import { FLOAT_ARITHMETIC } from '../../engine/pipeline';
 import { SpeakerDiarizer } from '../../engine/speakers/diarize';
 import { SileroVad, VAD_MODEL_PATH } from '../../engine/vad/silero';
 import { loadEvalClip } from './helpers/audio';
@@ -16,52 +17,76 @@ import { loadEvalClip } from './helpers/audio';
 ort.env.wasm.numThreads = 1;
 
 const model = (path: string): Uint8Array => new Uint8Array(readFileSync(join(ROOT, 'public/models', path)));
-const constants = decodeSpeakerConstants(constantsJson as SpeakerConstantsFile);
+const encoderPath = (encoder: SpeakerEncoder): string => `${encoder}/onnx/encoder_model_quantized.onnx`;
+const ENCODERS = Object.keys(SPEAKER_FEATURES) as SpeakerEncoder[];
+const CHANNELS: Record<SpeakerEncoder, number> = { 'whisper-tiny': 384, 'whisper-base': 512 };
+
+/** The engine's cut encoder for `encoder`'s features, in the arithmetic its transcription uses. */
+function featureSource(encoder: SpeakerEncoder): Promise<SpeakerFeatureSource> {
+  return SpeakerFeatureSource.create(ort, async () => model(encoderPath(encoder)), SPEAKER_FEATURES[encoder], FLOAT_ARITHMETIC[encoder].includes('encoder'), { executionProviders: ['wasm'] });
+}
+
+/** One ≤ 30 s window's speaker features, as the engine's full-window run computes them. */
+async function windowFeatures(encoder: SpeakerEncoder, audio: Float32Array): Promise<Float32Array> {
+  const source = await featureSource(encoder);
+  const out = await source.features(logMelSpectrogram(audio, FULL_FRAMES), FULL_FRAMES);
+  const hidden = (out.data as Float32Array).slice();
+  out.dispose();
+  await source.release();
+  return hidden;
+}
+
+const SHIPPED = SHIPPED_SPEAKER_ENCODER;
+const shippedConstants = async (): Promise<SpeakerConstants> => decodeSpeakerConstants(await shippedSpeakerConstants());
 
 describe('shipped speaker constants', () => {
-  it('decode to finite tables of the documented shapes', () => {
-    expect(constants.positionMean).toHaveLength(1500 * 512);
-    expect(constants.projection).toHaveLength(constants.outDims * 512);
+  it('decode to finite tables of the documented shapes, for the tensor the engine takes', async () => {
+    const file = await shippedSpeakerConstants();
+    const constants = decodeSpeakerConstants(file);
+    const dims = CHANNELS[SHIPPED];
+    expect(constants.positionMean).toHaveLength(1500 * dims);
+    expect(constants.projection).toHaveLength(constants.outDims * dims);
     expect(constants.outDims).toBeGreaterThanOrEqual(64);
     expect(constants.positionMean.every(Number.isFinite) && constants.projection.every(Number.isFinite)).toBe(true);
-    expect((constantsJson as SpeakerConstantsFile).tensor).toBe(SPEAKER_FEATURE_TENSOR);
+    expect(file.encoder).toBe(SHIPPED);
+    expect(file.tensor).toBe(SPEAKER_FEATURES[SHIPPED].tensor);
   });
 });
 
-describe('diarization on the real whisper-base encoder (pyannote_sample.wav, 2 speakers)', () => {
-  let session: ort.InferenceSession;
+describe.each(ENCODERS)("%s's speaker-feature encoder", (encoder) => {
+  it('the truncated encoder keeps only the blocks up to the feature tensor, and drops the rest of the weights', () => {
+    const { tensor } = SPEAKER_FEATURES[encoder];
+    const block = Number(/^\/layers\.(\d+)\//.exec(tensor)![1]);
+    const full = model(encoderPath(encoder));
+    const truncated = patchWhisperEncoder(full, { dynamicFrames: true, extraOutputs: [tensor], extraOutputsOnly: true });
+    const g = listGraph(truncated);
+    expect(g.outputs.map((o) => o.name)).toEqual([tensor]);
+    expect(g.nodes.some((n) => n.name.startsWith(`/layers.${block + 1}/`))).toBe(false);
+    expect(g.nodes.some((n) => n.name.startsWith(`/layers.${block}/`))).toBe(true);
+    console.log(`${encoder} truncated encoder: ${truncated.length} of ${full.length} bytes`);
+    expect(truncated.length).toBeLessThan(full.length / 2);
+  });
+});
+
+describe("diarization on the shipped encoder's real features (pyannote_sample.wav, 2 speakers)", () => {
+  const encoder = SHIPPED;
+  let constants: SpeakerConstants;
   let audio: Float32Array;
   let hidden: Float32Array;
   let probs: Float32Array;
-  let truncatedBytes: Uint8Array;
 
   beforeAll(async () => {
-    truncatedBytes = patchWhisperEncoder(model('whisper-base/onnx/encoder_model_quantized.onnx'), {
-      dynamicFrames: true,
-      extraOutputs: [SPEAKER_FEATURE_TENSOR],
-      extraOutputsOnly: true,
-    });
-    session = await ort.InferenceSession.create(truncatedBytes, { executionProviders: ['wasm'] });
+    constants = await shippedConstants();
     audio = loadEvalClip('diar/pyannote_sample.wav');
-    const mel = logMelSpectrogram(audio, FULL_FRAMES);
-    const out = await session.run({ input_features: new ort.Tensor('float32', mel, [1, N_MELS, FULL_FRAMES]) });
-    hidden = out[SPEAKER_FEATURE_TENSOR]!.data as Float32Array;
+    hidden = await windowFeatures(encoder, audio);
     // as a diarized request hears it: no input level (engine/pipeline.ts)
     const vad = await SileroVad.create(ort, model(VAD_MODEL_PATH), undefined, null);
     probs = await vad.probabilities(audio);
     await vad.release();
   }, 120_000);
 
-  it('the truncated encoder keeps only block 1-2 nodes and outputs [1, 1500, 512]', () => {
-    const g = listGraph(truncatedBytes);
-    expect(g.outputs.map((o) => o.name)).toEqual([SPEAKER_FEATURE_TENSOR]);
-    expect(g.nodes.some((n) => n.name.startsWith('/layers.2/'))).toBe(false);
-    expect(g.nodes.some((n) => n.name.startsWith('/layers.1/'))).toBe(true);
-    expect(hidden).toHaveLength(1500 * 512);
-    // the later blocks' weights are gone too, not only their nodes
-    const full = model('whisper-base/onnx/encoder_model_quantized.onnx').length;
-    console.log(`truncated encoder: ${truncatedBytes.length} of ${full} bytes`);
-    expect(truncatedBytes.length).toBeLessThan(full / 2);
+  it('the features are [1500 positions × the encoder channels]', () => {
+    expect(hidden).toHaveLength(1500 * CHANNELS[encoder]);
   });
 
   function diarize(maxSpeakers: number | null) {
@@ -80,8 +105,8 @@ describe('diarization on the real whisper-base encoder (pyannote_sample.wav, 2 s
     const ref = parseRttm(readFileSync(join(EVAL_DIR, 'diar/pyannote_sample.rttm'), 'utf8'));
     const hyp = turns.map((t) => ({ speaker: String(t.speaker), start: t.startMs / 1000, end: t.endMs / 1000 }));
     const der = diarizationError(ref, hyp, { collar: 0.25, from: 0, to: 30 }).der;
-    console.log(`pyannote_sample, max_speakers=2: DER ${(der * 100).toFixed(1)}% (collar 0.25)`);
-    expect(der).toBeLessThan(0.12); // measured 3.4% on this one 30 s window (7.3% with the engine's windows, bench/diarization.mjs)
+    console.log(`${encoder} pyannote_sample, max_speakers=2: DER ${(der * 100).toFixed(1)}% (collar 0.25)`);
+    expect(der).toBeLessThan(0.12); // base 3.4% on this one 30 s window (7.3% with the engine's windows, bench/diarization.mjs)
   });
 
   it('max_speakers = 1 gives one speaker over all the speech', () => {
@@ -91,22 +116,16 @@ describe('diarization on the real whisper-base encoder (pyannote_sample.wav, 2 s
   });
 });
 
-describe('one speaker stays one speaker (real whisper-base encoder and Silero VAD, no max_speakers)', () => {
+describe("one speaker stays one speaker (the shipped encoder's real features and Silero VAD, no max_speakers)", () => {
+  const encoder = SHIPPED;
   it.each(['en/jfk.flac', 'long/funasr_long_zh.wav'])('%s', async (clip) => {
-    const encoder = await ort.InferenceSession.create(
-      patchWhisperEncoder(model('whisper-base/onnx/encoder_model_quantized.onnx'), { dynamicFrames: true, extraOutputs: [SPEAKER_FEATURE_TENSOR], extraOutputsOnly: true }),
-      { executionProviders: ['wasm'] },
-    );
     // as a diarized request hears it: no input level (engine/pipeline.ts)
     const vad = await SileroVad.create(ort, model(VAD_MODEL_PATH), undefined, null);
     const audio = loadEvalClip(clip).subarray(0, 30 * 16_000);
     const probs = await vad.probabilities(audio);
     await vad.release();
-    const mel = logMelSpectrogram(audio, FULL_FRAMES);
-    const out = await encoder.run({ input_features: new ort.Tensor('float32', mel, [1, N_MELS, FULL_FRAMES]) });
-    await encoder.release();
-    const d = SpeakerDiarizer.fromVad(constants, probs, audio.length);
-    d.addWindow(out[SPEAKER_FEATURE_TENSOR]!.data as Float32Array, 1500, 0, audio.length);
+    const d = SpeakerDiarizer.fromVad(await shippedConstants(), probs, audio.length);
+    d.addWindow(await windowFeatures(encoder, audio), 1500, 0, audio.length);
     const turns = d.finish(null);
     expect(turns.length).toBeGreaterThan(0);
     expect(new Set(turns.map((t) => t.speaker))).toEqual(new Set([0]));
@@ -118,7 +137,7 @@ describe("a window's encoder positions past its audio give no speaker embeddings
     // synthetic constants (no position mean, no centre, identity projection): the embeddings are the
     // pooled hidden states themselves
     const dims = 8;
-    const flat: SpeakerConstants = { positions: 1500, dims, outDims: dims, positionMean: new Float32Array(1500 * dims), center: new Float32Array(dims), projection: Float32Array.from({ length: dims * dims }, (_, i) => (i % (dims + 1) === 0 ? 1 : 0)) };
+    const flat: SpeakerConstants = { encoder: 'whisper-base', positions: 1500, dims, outDims: dims, positionMean: new Float32Array(1500 * dims), center: new Float32Array(dims), projection: Float32Array.from({ length: dims * dims }, (_, i) => (i % (dims + 1) === 0 ? 1 : 0)) };
     let seed = 1;
     const noise = () => ((seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5) * 0.2;
     const voice = [1, 0.5, 0, 0, 0, 0, 0, 0];
