@@ -9,8 +9,9 @@ export interface SpeakerFeatures {
 }
 
 /*
- * Block 2 of base (512 channels) and block 1 of tiny (384): each encoder's best block by verification EER
- * on LibriSpeech test-other (bench/speaker-layers.mjs [--model whisper-tiny]).
+ * Block 2 of base (512 channels): its best DER on the development meetings (block 1 has the better EER);
+ * block 1 of tiny (384): its best EER on LibriSpeech test-other and best DER. bench/speaker-layers.mjs
+ * [--model whisper-tiny], bench/results/diarization-2026-11-27.md.
  */
 export const SPEAKER_FEATURES: Readonly<Record<SpeakerEncoder, SpeakerFeatures>> = {
   'whisper-tiny': { tensor: '/layers.0/Add_1_output_0', heads: 6 },
