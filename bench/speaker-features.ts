@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
 import { ROOT } from '../config/paths';
 import { FULL_FRAMES, logMelSpectrogram } from '../engine/whisper/features';
-import { SPEAKER_FEATURES, type SpeakerEncoder } from '../engine/speakers/constants';
+import { SHIPPED_SPEAKER_ENCODER, SPEAKER_FEATURES, type SpeakerEncoder } from '../engine/speakers/constants';
 import { FLOAT_ARITHMETIC } from '../engine/pipeline';
 import { SpeakerFeatureSource } from '../engine/speakers/features';
 import { SileroVad, VAD_MODEL_PATH } from '../engine/vad/silero';
@@ -62,7 +62,7 @@ export function speakerEncoder(encoder: SpeakerEncoder): Promise<SpeakerFeatureS
 }
 
 /** `encoder`'s speaker-feature hidden states [1500 × channels] of one ≤ 30 s window, as the engine's full-window encoder run sees it. */
-export function windowHidden(windowAudio: Float32Array, encoder: SpeakerEncoder = 'whisper-base'): Promise<Float32Array> {
+export function windowHidden(windowAudio: Float32Array, encoder: SpeakerEncoder = SHIPPED_SPEAKER_ENCODER): Promise<Float32Array> {
   // base's cache keeps the name it had when base was the only feature encoder
   return cached(encoder === 'whisper-base' ? 'hidden' : `hidden-${encoder}`, windowAudio, async () => {
     const features = await (await speakerEncoder(encoder)).features(logMelSpectrogram(windowAudio, FULL_FRAMES), FULL_FRAMES);

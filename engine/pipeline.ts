@@ -50,7 +50,7 @@ interface Loaded {
   vad: SileroVad;
   info: LoadedInfo;
   /** Made on the first diarized request. */
-  speakers?: Promise<{ source: SpeakerFeatureSource; constants: SpeakerConstants; tensor: string }>;
+  speakers?: Promise<{ source: SpeakerFeatureSource; constants: SpeakerConstants }>;
   /** The user's segmentation model (EngineConfig.segmentationModel), loaded on the first diarized request. */
   segmentation?: Promise<SegmentationModel>;
 }
@@ -64,11 +64,14 @@ interface RequestContext {
    * `featured`: the spans whose speaker features it has, in order, from the first that its own windows
    * still to come may overlap.
    */
-  diarizer: { diarizer: SpeakerDiarizer; scan: SegmentationScan | null; source: SpeakerFeatureSource; tensor: string; featured: SpeechRegion[] } | null;
+  diarizer: { diarizer: SpeakerDiarizer; scan: SegmentationScan | null; source: SpeakerFeatureSource; featured: SpeechRegion[] } | null;
   checkpoint: () => void;
   /** The recording's samples still needed, by absolute position. */
   audio: RollingAudio;
 }
+
+/** The encoder output the diarizer's speaker features are. */
+const SPEAKER_TENSOR = SPEAKER_FEATURES[SHIPPED_SPEAKER_ENCODER].tensor;
 
 /**
  * In 'fit' mode the encoder sees the window's audio, then at least TAIL_PAD_FRAMES of silence (Whisper was
@@ -120,7 +123,7 @@ export function whisperLoadOptions(model: EngineConfig['model'], backend: Backen
   if (backend === 'webgpu') return { logitsWeight: 'float', floatArithmetic: ['encoder', 'decoder'] };
   // the speaker-feature encoder, transcribing, exposes the features' block output, which a diarized
   // request then takes from the transcription's encoder runs (engine/speakers/features.ts)
-  const extraOutputs = model === SHIPPED_SPEAKER_ENCODER ? [SPEAKER_FEATURES[SHIPPED_SPEAKER_ENCODER].tensor] : [];
+  const extraOutputs = model === SHIPPED_SPEAKER_ENCODER ? [SPEAKER_TENSOR] : [];
   return { logitsWeight: LOGITS_WEIGHT[model], floatArithmetic: FLOAT_ARITHMETIC[model], extraOutputs };
 }
 
@@ -351,24 +354,23 @@ export class Engine {
   private async diarizer(loaded: Loaded): Promise<NonNullable<RequestContext['diarizer']>> {
     loaded.speakers ??= (async () => {
       const encoder = SHIPPED_SPEAKER_ENCODER;
-      const features = SPEAKER_FEATURES[encoder];
       const floats = FLOAT_ARITHMETIC[encoder].includes('encoder');
-      const source = await SpeakerFeatureSource.create(loaded.ort, () => loaded.files.bytes(whisperPaths(encoder).encoder), features, floats, sessionOptions('wasm'));
-      return { source, constants: decodeSpeakerConstants(await shippedSpeakerConstants()), tensor: features.tensor };
+      const source = await SpeakerFeatureSource.create(loaded.ort, () => loaded.files.bytes(whisperPaths(encoder).encoder), SPEAKER_FEATURES[encoder], floats, sessionOptions('wasm'));
+      return { source, constants: decodeSpeakerConstants(await shippedSpeakerConstants()) };
     })().catch((err) => {
       loaded.speakers = undefined;
       throw err;
     });
-    const { source, constants, tensor } = await loaded.speakers;
+    const { source, constants } = await loaded.speakers;
     const diarizer = new SpeakerDiarizer(constants, []);
     const seg = this.segmentationModel;
-    if (!seg) return { diarizer, scan: null, source, tensor, featured: [] };
+    if (!seg) return { diarizer, scan: null, source, featured: [] };
     // A model that fails to load (wrong hash, unreachable) fails this request only; the next one tries again.
     loaded.segmentation ??= SegmentationModel.load(loaded.ort, seg.url, seg.sha256).catch((err) => {
       loaded.segmentation = undefined;
       throw err;
     });
-    return { diarizer, scan: new SegmentationScan(await loaded.segmentation, SEGMENTED_DEFAULTS.hopSamples), source, tensor, featured: [] };
+    return { diarizer, scan: new SegmentationScan(await loaded.segmentation, SEGMENTED_DEFAULTS.hopSamples), source, featured: [] };
   }
 
   /**
@@ -458,9 +460,9 @@ export class Engine {
    */
   private async encodeWindow(whisper: WhisperModel, samples: Float32Array, melFrames: number, heardAs: DecodingWindow | null, ctx: RequestContext): Promise<EncodedWindow> {
     const mel = logMelSpectrogram(samples, melFrames);
-    const speakers = ctx.diarizer && whisper.hasEncoderOutput(ctx.diarizer.tensor) ? ctx.diarizer : null;
+    const speakers = whisper.hasEncoderOutput(SPEAKER_TENSOR) ? ctx.diarizer : null;
     if (!speakers || !heardAs) return whisper.encode(mel, melFrames);
-    const { encoded, extras } = await whisper.encodeWith(mel, melFrames, [speakers.tensor]);
+    const { encoded, extras } = await whisper.encodeWith(mel, melFrames, [SPEAKER_TENSOR]);
     const features = extras[0]!;
     try {
       speakers.diarizer.addWindow(features.data as Float32Array, features.dims[1]!, heardAs.startSample, heardAs.endSample);

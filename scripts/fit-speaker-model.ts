@@ -32,7 +32,7 @@ export interface LabelledWindow {
   speech: Array<{ speaker: string; regions: SpeechRegion[] }>;
 }
 
-export async function loadWindows(windows: readonly PackedWindow[], encoder: SpeakerEncoder = 'whisper-base'): Promise<LabelledWindow[]> {
+export async function loadWindows(windows: readonly PackedWindow[], encoder: SpeakerEncoder = SHIPPED_SPEAKER_ENCODER): Promise<LabelledWindow[]> {
   const out: LabelledWindow[] = [];
   for (const w of windows) {
     const speech = [];
