@@ -12,7 +12,7 @@
  */
 import { constantsFromArgs } from '../bench/diarization-eval';
 import { seeded } from '../engine/decoding/seeded-random';
-import { clusterSpeakers, type ClusterOptions } from '../engine/speakers/cluster';
+import { absorbTiny, averageLinkage, CLUSTER_DEFAULTS, clusterSpeakers, cutTree, similarityMatrix, type ClusterOptions } from '../engine/speakers/cluster';
 import type { SpeakerConstants } from '../engine/speakers/constants';
 import { windowEmbeddings } from '../engine/speakers/embed';
 import { loadWindows, POSITIONS, type LabelledWindow } from './fit-speaker-model';
@@ -69,13 +69,35 @@ function centre(vectors: readonly Float32Array[]): Float32Array[] {
 }
 
 /** Share of recordings with the right count, per true count (index k-1) and overall. */
-export type CountRule = Partial<ClusterOptions> | { spectralKeep: number };
+export type CountRule = Partial<ClusterOptions> | { spectralKeep: number } | { stopSimilarity: number };
+
+/**
+ * The earlier count rule, kept here for comparison only: merge while the average-linkage similarity is
+ * at least `stopSimilarity`, the deepest such cut whose count (tiny clusters absorbed) is within the bound.
+ */
+export function thresholdLabels(vectors: readonly Float32Array[], bound: number, stopSimilarity: number): number[] {
+  const n = vectors.length;
+  if (n < 3) return new Array<number>(n).fill(0);
+  const sim = similarityMatrix(vectors);
+  const merges = averageLinkage(sim, n);
+  const above = merges.filter((m) => m.similarity >= stopSimilarity).length;
+  for (let k = n - above; k >= 1; k--) {
+    const labels = absorbTiny(sim, n, cutTree(merges, n, k), CLUSTER_DEFAULTS.minShare, CLUSTER_DEFAULTS.minPoints);
+    if (Math.max(...labels) + 1 <= bound) return labels;
+  }
+  return new Array<number>(n).fill(0);
+}
 
 export function countAccuracy(recordings: readonly SyntheticRecording[], rule: CountRule): { perCount: number[]; all: number } {
   const right = [0, 0, 0, 0];
   const total = [0, 0, 0, 0];
   for (const r of recordings) {
-    const labels = 'spectralKeep' in rule ? spectralLabels(r.pieces, 8, rule.spectralKeep) : clusterSpeakers(r.pieces, { ...rule, maxSpeakers: null, autoMaxSpeakers: 8 });
+    const labels =
+      'spectralKeep' in rule
+        ? spectralLabels(r.pieces, 8, rule.spectralKeep)
+        : 'stopSimilarity' in rule
+          ? thresholdLabels(r.pieces, 8, rule.stopSimilarity)
+          : clusterSpeakers(r.pieces, { ...rule, maxSpeakers: null, autoMaxSpeakers: 8 });
     total[r.speakers - 1]!++;
     if (Math.max(...labels) + 1 === r.speakers) right[r.speakers - 1]!++;
   }
@@ -108,10 +130,10 @@ export async function main(args: string[] = []): Promise<void> {
     ...variants(args).flatMap(([name, variant]) =>
       (optionValue(args, '--separations')?.split(',').map(Number) ?? [0.4, 0.5, 0.6, 0.7, 0.8, 1.0]).map((t): [string, CountRule] => [
         `separation ${t}${name}`,
-        { method: 'separation', minSeparation: t, ...variant },
+        { minSeparation: t, ...variant },
       ]),
     ),
-    ...[-0.3, -0.2, -0.15, -0.1, -0.05, 0, 0.05, 0.1].map((t): [string, CountRule] => [`threshold ${t}`, { method: 'threshold', stopSimilarity: t }]),
+    ...[-0.3, -0.2, -0.15, -0.1, -0.05, 0, 0.05, 0.1].map((t): [string, CountRule] => [`threshold ${t}`, { stopSimilarity: t }]),
     ...[0.1, 0.2, 0.3, 0.5].map((t): [string, CountRule] => [`spectral keep ${t}`, { spectralKeep: t }]),
   ];
   console.log(`${utterances.length} train-clean-100 utterances, ${recordings.length} synthetic recordings (1-4 speakers)`);

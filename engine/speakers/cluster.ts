@@ -1,8 +1,8 @@
 /**
  * Speaker clustering of unit-length embeddings: average-linkage agglomerative clustering on cosine
- * similarity, a speaker count chosen by how far apart the clusters stand for their size (or a stop
- * similarity, or the silhouette) under an upper bound, and tiny clusters absorbed into their nearest
- * real speaker.
+ * similarity, a speaker count chosen by how far apart the clusters stand for their size under an
+ * upper bound, and tiny clusters absorbed into their nearest real speaker. (Other count rules, measured
+ * and not shipped, live in scripts/: fit-speaker-count.ts, speaker-spectral-count.ts.)
  */
 
 export interface Merge {
@@ -98,27 +98,6 @@ export function relabel(labels: readonly number[]): number[] {
   });
 }
 
-/** Mean silhouette with cosine distance (1 - similarity); 0 when there is one cluster. */
-export function silhouette(sim: Float64Array, n: number, labels: readonly number[]): number {
-  const k = Math.max(...labels) + 1;
-  if (k < 2) return 0;
-  const counts = new Array<number>(k).fill(0);
-  for (const l of labels) counts[l]!++;
-  let total = 0;
-  const sums = new Float64Array(k);
-  for (let i = 0; i < n; i++) {
-    sums.fill(0);
-    for (let j = 0; j < n; j++) if (j !== i) sums[labels[j]!]! += 1 - sim[i * n + j]!;
-    const own = labels[i]!;
-    if (counts[own]! < 2) continue; // a singleton's silhouette is 0 by convention
-    const a = sums[own]! / (counts[own]! - 1);
-    let b = Infinity;
-    for (let c = 0; c < k; c++) if (c !== own && counts[c]! > 0) b = Math.min(b, sums[c]! / counts[c]!);
-    total += (b - a) / Math.max(a, b);
-  }
-  return total / n;
-}
-
 /**
  * How clearly clusters `p` and `q` are apart: (mean similarity of same-cluster pairs - mean similarity
  * of cross pairs) * sqrt(|p||q| / (|p| + |q|)), a two-sample statistic. On one speaker's pieces the
@@ -192,17 +171,8 @@ export interface ClusterOptions {
   /** Upper bound on the count (1 gives one speaker); null decides automatically up to `autoMaxSpeakers`. */
   maxSpeakers: number | null;
   autoMaxSpeakers: number;
-  /**
-   * How the count is chosen below the bound: 'separation' (the most clusters whose every pair has a
-   * separation() of at least `minSeparation`), 'silhouette' (best mean silhouette, at least
-   * `minSilhouette`) or 'threshold' (merge while the average-linkage similarity is at least `stopSimilarity`).
-   */
-  method: 'silhouette' | 'threshold' | 'separation';
-  stopSimilarity: number;
-  /** 'separation': cut into more clusters only while every pair stays at least this far apart (see separation()). */
+  /** The count below the bound: the most clusters whose every pair stays at least this far apart (see separation()). */
   minSeparation: number;
-  /** One speaker unless the best silhouette of k ≥ 2 reaches this. */
-  minSilhouette: number;
   /** Clusters below this share of the embeddings (and below `minPoints`) are not speakers. */
   minShare: number;
   minPoints: number;
@@ -230,8 +200,8 @@ export const MAX_CLUSTERED = 2000;
  * (the three-speaker clip's 1.5 s first speaker is absorbed), 34 of 35 one-speaker recordings, 61% of
  * the packed test-other windows (1-3 speakers; three speakers often found as two). The AMI clips sit
  * near the threshold: at 0.5 dev01 gets 3 speakers, at 0.7 both AMI clips get 1.
- * The earlier 'threshold' method (merge down to an average cosine of -0.1) split 5 of 35 one-speaker
- * recordings and 1 of 4 diar clips; it is kept for comparison.
+ * The earlier 'threshold' rule (merge down to an average cosine of -0.1) split 5 of 35 one-speaker
+ * recordings and 1 of 4 diar clips (scripts/fit-speaker-count.ts keeps it for comparison).
  * 2026-11-27 (issue 32), every rule calibrated on LibriSpeech only (node scripts/fit-speaker-count.mjs:
  * 160 synthetic recordings of 1-4 train-clean-100 speakers, right count per true count): separation
  * 0.5-0.6 45.0% (1 speaker 95%, 4 speakers 10%), threshold 0.1 50.6%, spectral eigengap (keep 0.2-0.5,
@@ -246,10 +216,7 @@ export const MAX_CLUSTERED = 2000;
 export const CLUSTER_DEFAULTS: Readonly<ClusterOptions> = {
   maxSpeakers: null,
   autoMaxSpeakers: 8,
-  method: 'separation',
-  stopSimilarity: -0.1,
   minSeparation: 0.6,
-  minSilhouette: 0.1,
   minShare: 0.05,
   minPoints: 4,
   maxClustered: MAX_CLUSTERED,
@@ -272,45 +239,21 @@ export function clusterSpeakers(vectors: readonly Float32Array[], options: Parti
   if (bound <= 1 || n < 3) return new Array<number>(n).fill(0);
   const sim = similarityMatrix(vectors);
   const merges = averageLinkage(sim, n);
-  if (o.method === 'separation') {
-    // The most speakers any cut gives whose clusters all stand apart. Not the first failing cut: two
-    // speakers merged into one cluster dilute its within-similarity, so k = 2 of three speakers can
-    // score lower than k = 3. Cuts go deeper than the bound, as tiny clusters are absorbed.
-    // More speakers than the bound standing apart: the bound's own cut (the closest ones merged).
-    let best = new Array<number>(n).fill(0);
-    let bestCount = 1;
-    let atBound: number[] | null = null;
-    for (let k = 2; k <= Math.min(n, bound + 4); k++) {
-      const labels = absorbTiny(sim, n, cutTree(merges, n, k), o.minShare, o.minPoints);
-      const count = Math.max(...labels) + 1;
-      if (count === bound) atBound ??= labels;
-      if (count <= bestCount) continue;
-      if (minSeparation(sim, n, labels) < o.minSeparation) continue;
-      if (count > bound) return atBound ?? best;
-      [best, bestCount] = [labels, count];
-    }
-    return best;
-  }
-  if (o.method === 'threshold') {
-    const above = merges.filter((m) => m.similarity >= o.stopSimilarity).length;
-    for (let k = n - above; k >= 1; k--) {
-      const labels = absorbTiny(sim, n, cutTree(merges, n, k), o.minShare, o.minPoints);
-      if (Math.max(...labels) + 1 <= bound) return labels;
-    }
-    return new Array<number>(n).fill(0);
-  }
+  // The most speakers any cut gives whose clusters all stand apart. Not the first failing cut: two
+  // speakers merged into one cluster dilute its within-similarity, so k = 2 of three speakers can
+  // score lower than k = 3. Cuts go deeper than the bound, as tiny clusters are absorbed.
+  // More speakers than the bound standing apart: the bound's own cut (the closest ones merged).
   let best = new Array<number>(n).fill(0);
-  let bestScore = o.minSilhouette;
-  const seen = new Set<string>();
-  // Cut deeper than the bound too: tiny clusters absorbed, a finer cut may hold `bound` real speakers.
+  let bestCount = 1;
+  let atBound: number[] | null = null;
   for (let k = 2; k <= Math.min(n, bound + 4); k++) {
     const labels = absorbTiny(sim, n, cutTree(merges, n, k), o.minShare, o.minPoints);
     const count = Math.max(...labels) + 1;
-    const key = labels.join(',');
-    if (count < 2 || count > bound || seen.has(key)) continue;
-    seen.add(key);
-    const score = silhouette(sim, n, labels);
-    if (score > bestScore) [best, bestScore] = [labels, score];
+    if (count === bound) atBound ??= labels;
+    if (count <= bestCount) continue;
+    if (minSeparation(sim, n, labels) < o.minSeparation) continue;
+    if (count > bound) return atBound ?? best;
+    [best, bestCount] = [labels, count];
   }
   return best;
 }

@@ -205,7 +205,7 @@ describe("clusterSpeakers, method 'separation'", () => {
   it('keeps one speaker for one voice whatever the amount of speech (recording-centred, as the diarizer does)', () => {
     for (const n of [6, 12, 30, 60]) {
       const vectors = centred(synthetic(new Array(n).fill(0), [n], 0.25, 60 + n));
-      expect(new Set(clusterSpeakers(vectors, { method: 'separation', maxSpeakers: null }))).toEqual(new Set([0]));
+      expect(new Set(clusterSpeakers(vectors, { maxSpeakers: null }))).toEqual(new Set([0]));
     }
   });
 
@@ -213,7 +213,7 @@ describe("clusterSpeakers, method 'separation'", () => {
     const counts = Array.from({ length: k }, (_, i) => 14 + 3 * i);
     const order = turnOrder(counts, 70 + k);
     const vectors = centred(synthetic(order, counts, 0.15, 80 + k));
-    const labels = clusterSpeakers(vectors, { method: 'separation', maxSpeakers: null });
+    const labels = clusterSpeakers(vectors, { maxSpeakers: null });
     expect(Math.max(...labels) + 1).toBe(k);
     expect(samePartition(labels, truthLabels(order, counts))).toBe(true);
   });
@@ -221,7 +221,7 @@ describe("clusterSpeakers, method 'separation'", () => {
   it('respects max_speakers', () => {
     const counts = [12, 12, 12];
     const vectors = centred(synthetic(turnOrder(counts, 90), counts, 0.15, 91));
-    expect(Math.max(...clusterSpeakers(vectors, { method: 'separation', maxSpeakers: 2 })) + 1).toBe(2);
+    expect(Math.max(...clusterSpeakers(vectors, { maxSpeakers: 2 })) + 1).toBe(2);
   });
 });
 
@@ -230,7 +230,7 @@ describe('clusterSpeakers beyond maxClustered', () => {
     const counts = [150, 100, 50];
     const order = turnOrder(counts, 100);
     const vectors = centred(synthetic(order, counts, 0.15, 101));
-    const labels = clusterSpeakers(vectors, { method: 'separation', maxSpeakers: null, maxClustered: 60 });
+    const labels = clusterSpeakers(vectors, { maxSpeakers: null, maxClustered: 60 });
     expect(labels).toHaveLength(300);
     expect(Math.max(...labels) + 1).toBe(3);
     expect(samePartition(labels, truthLabels(order, counts))).toBe(true);
