@@ -15,12 +15,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
 import { ROOT } from '../config/paths';
-import { patchWhisperEncoder } from '../engine/whisper/patches';
-import { withFloatArithmetic } from '../engine/onnx/float-arithmetic';
-import { withExternalInitializers } from '../engine/onnx/protobuf';
 import { FLOAT_ARITHMETIC } from '../engine/pipeline';
 import { FULL_FRAMES, logMelSpectrogram, N_MELS } from '../engine/whisper/features';
 import type { SpeakerConstants, SpeakerEncoder } from '../engine/speakers/constants';
+import { cutEncoder } from '../engine/speakers/features';
 import { diarizationRegions, evidenceRegions, SpeakerDiarizer } from '../engine/speakers/diarize';
 import { EMBEDDING_DEFAULTS, SAMPLES_PER_POSITION, embedSpan, heardWindow, tileSpan, windowEmbeddings, type HiddenWindow } from '../engine/speakers/embed';
 import { decodingWindows, speechRegions, type SpeechRegion } from '../engine/vad/windows';
@@ -44,14 +42,14 @@ function option(args: readonly string[], name: string, fallback: string): string
  * The encoder cut after the deepest block asked for: per feature (a list of blocks), those blocks'
  * outputs side by side at each position ([P × 512·blocks]).
  */
-async function featureOutputs(model: string, blockDims: number, features: readonly (readonly number[])[]): Promise<(audio: Float32Array) => Promise<Float32Array[]>> {
+async function featureOutputs(model: string, blockDims: number, heads: number, features: readonly (readonly number[])[]): Promise<(audio: Float32Array) => Promise<Float32Array[]>> {
   ort.env.wasm.numThreads = 1;
   const blocks = [...new Set(features.flat())];
   const names = blocks.map((b) => `/layers.${b}/Add_1_output_0`);
+  const bytes = new Uint8Array(readFileSync(join(ROOT, `public/models/${model}/onnx/encoder_model_quantized.onnx`)));
   // the arithmetic the engine runs this model's encoder in on WASM (FLOAT_ARITHMETIC)
-  const bytes = withExternalInitializers(new Uint8Array(readFileSync(join(ROOT, `public/models/${model}/onnx/encoder_model_quantized.onnx`))));
-  const { model: graph, externalData } = FLOAT_ARITHMETIC[model as keyof typeof FLOAT_ARITHMETIC].includes('encoder') ? withFloatArithmetic(bytes) : bytes;
-  const patched = patchWhisperEncoder(graph, { dynamicFrames: true, extraOutputs: names, extraOutputsOnly: true });
+  const floats = FLOAT_ARITHMETIC[model as keyof typeof FLOAT_ARITHMETIC].includes('encoder');
+  const { model: patched, externalData } = cutEncoder(bytes, names, heads, floats);
   const session = await ort.InferenceSession.create(patched, { executionProviders: ['wasm'], externalData });
   return async (audio) => {
     const out = await session.run({ input_features: new ort.Tensor('float32', logMelSpectrogram(audio, FULL_FRAMES), [1, N_MELS, FULL_FRAMES]) });
@@ -156,8 +154,9 @@ function withinRecordingAuc(pieces: ReadonlyArray<{ startSample: number; endSamp
 export async function main(args: string[] = []): Promise<void> {
   const blocks = option(args, '--layers', '0,1,2,3,4,5').split(',').map((f) => f.split('+').map(Number));
   const model = option(args, '--model', 'whisper-base');
-  const blockDims = (JSON.parse(readFileSync(join(ROOT, `public/models/${model}/config.json`), 'utf8')) as { d_model: number }).d_model;
-  const hidden = await featureOutputs(model, blockDims, blocks);
+  const config = JSON.parse(readFileSync(join(ROOT, `public/models/${model}/config.json`), 'utf8')) as { d_model: number; encoder_attention_heads: number };
+  const blockDims = config.d_model;
+  const hidden = await featureOutputs(model, blockDims, config.encoder_attention_heads, blocks);
   const constants = await fitConstants(model as SpeakerEncoder, hidden, blocks.map((f) => f.length * blockDims), Number(option(args, '--windows', '80')));
   const meetings = blocks.map(() => ({ err25: 0, ref25: 0, err0: 0, ref0: 0, right: 0, clips: 0, aucs: [] as number[] }));
   for (const clip of ['../shared/dev', '../shared/eval'].flatMap((root) => diarClips(root))) {

@@ -1,11 +1,21 @@
 import type * as OrtModule from 'onnxruntime-web';
 import { withFloatArithmetic } from '../onnx/float-arithmetic';
-import { withExternalInitializers } from '../onnx/protobuf';
+import { withExternalInitializers, type ModelWithData } from '../onnx/protobuf';
 import { createSession } from '../runtime/backend';
 import { patchWhisperEncoder } from '../whisper/patches';
 import type { SpeakerFeatures } from './constants';
 
 type Ort = typeof OrtModule;
+
+/**
+ * A Whisper encoder (its q8 export's bytes) cut down to the blocks that give `tensors`, its only outputs,
+ * for any number of mel frames; `floatArithmetic` as for SpeakerFeatureSource.create.
+ */
+export function cutEncoder(encoderBytes: Uint8Array, tensors: readonly string[], heads: number, floatArithmetic: boolean): ModelWithData {
+  const external = withExternalInitializers(encoderBytes);
+  const { model, externalData } = floatArithmetic ? withFloatArithmetic(external) : external;
+  return { model: patchWhisperEncoder(model, { dynamicFrames: true, extraOutputs: [...tensors], extraOutputsOnly: true, attentionHeads: heads }), externalData };
+}
 
 /**
  * A window's speaker features: the feature encoder (SPEAKER_ENCODER) cut down to the blocks that give
@@ -29,10 +39,8 @@ export class SpeakerFeatureSource {
     floatArithmetic: boolean,
     options: OrtModule.InferenceSession.SessionOptions,
   ): Promise<SpeakerFeatureSource> {
-    const external = withExternalInitializers(await encoderBytes());
-    const { model, externalData } = floatArithmetic ? withFloatArithmetic(external) : external;
-    const truncated = { dynamicFrames: true, extraOutputs: [features.tensor], extraOutputsOnly: true, attentionHeads: features.heads };
-    const session = await createSession(ort, () => ({ model: patchWhisperEncoder(model, truncated), externalData }), options);
+    const bytes = await encoderBytes();
+    const session = await createSession(ort, () => cutEncoder(bytes, [features.tensor], features.heads, floatArithmetic), options);
     return new SpeakerFeatureSource(ort, session, features.tensor);
   }
 
