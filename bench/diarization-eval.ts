@@ -26,7 +26,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { EVAL_DIR } from '../config/paths';
 import { decodingWindows, speechRegions, type SpeechRegion } from '../engine/vad/windows';
-import { decodeSpeakerConstants, type SpeakerConstants, type SpeakerConstantsFile } from '../engine/speakers/constants';
+import { decodeSpeakerConstants, SHIPPED_SPEAKER_ENCODER, type SpeakerConstants, type SpeakerConstantsFile } from '../engine/speakers/constants';
 import { SpeakerDiarizer, diarizationRegions, evidenceRegions, type DiarizerOptions } from '../engine/speakers/diarize';
 import { embedSpan, SAMPLES_PER_POSITION, type HiddenWindow } from '../engine/speakers/embed';
 import { SegmentedDiarizer, SEGMENTED_DEFAULTS, type SegmentedOptions } from '../engine/speakers/segmented-diarize';
@@ -405,7 +405,7 @@ export function packedCountAccuracy(c: SpeakerConstants, windows: readonly Label
 }
 
 /** The shipped constants, or another fitted file (e.g. from scripts/fit-speaker-constants.mjs --out). */
-export function loadShippedConstants(path = join(import.meta.dirname, '../engine/speakers/speaker-constants-whisper-base.json')): SpeakerConstants {
+export function loadShippedConstants(path = join(import.meta.dirname, `../engine/speakers/speaker-constants-${SHIPPED_SPEAKER_ENCODER}.json`)): SpeakerConstants {
   const file = JSON.parse(readFileSync(path, 'utf8')) as SpeakerConstantsFile;
   return decodeSpeakerConstants(file);
 }

@@ -13,7 +13,7 @@ import * as ort from 'onnxruntime-web';
 import { ROOT } from '../config/paths';
 import { FULL_FRAMES, logMelSpectrogram } from '../engine/whisper/features';
 import { SHIPPED_SPEAKER_ENCODER, SPEAKER_FEATURES, type SpeakerEncoder } from '../engine/speakers/constants';
-import { FLOAT_ARITHMETIC } from '../engine/pipeline';
+import { encoderInFloats } from '../engine/pipeline';
 import { SpeakerFeatureSource } from '../engine/speakers/features';
 import { SileroVad, VAD_MODEL_PATH } from '../engine/vad/silero';
 import { SegmentationModel, verifySegmentationModel } from '../engine/speakers/segmentation-model';
@@ -55,7 +55,7 @@ export function speakerEncoder(encoder: SpeakerEncoder): Promise<SpeakerFeatureS
   let source = encoders.get(encoder);
   if (!source) {
     const bytes = async () => new Uint8Array(readFileSync(join(MODELS, encoder, 'onnx/encoder_model_quantized.onnx')));
-    source = SpeakerFeatureSource.create(ort, bytes, SPEAKER_FEATURES[encoder], FLOAT_ARITHMETIC[encoder].includes('encoder'), { executionProviders: ['wasm'] });
+    source = SpeakerFeatureSource.create(ort, bytes, SPEAKER_FEATURES[encoder], encoderInFloats(encoder), { executionProviders: ['wasm'] });
     encoders.set(encoder, source);
   }
   return source;

@@ -15,7 +15,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
 import { ROOT } from '../config/paths';
-import { FLOAT_ARITHMETIC } from '../engine/pipeline';
+import { encoderInFloats } from '../engine/pipeline';
+import type { ModelName } from '../engine/protocol';
 import { FULL_FRAMES, logMelSpectrogram, N_MELS } from '../engine/whisper/features';
 import type { SpeakerConstants, SpeakerEncoder } from '../engine/speakers/constants';
 import { cutEncoder } from '../engine/speakers/features';
@@ -47,9 +48,8 @@ async function featureOutputs(model: string, blockDims: number, heads: number, f
   const blocks = [...new Set(features.flat())];
   const names = blocks.map((b) => `/layers.${b}/Add_1_output_0`);
   const bytes = new Uint8Array(readFileSync(join(ROOT, `public/models/${model}/onnx/encoder_model_quantized.onnx`)));
-  // the arithmetic the engine runs this model's encoder in on WASM (FLOAT_ARITHMETIC)
-  const floats = FLOAT_ARITHMETIC[model as keyof typeof FLOAT_ARITHMETIC].includes('encoder');
-  const { model: patched, externalData } = cutEncoder(bytes, names, heads, floats);
+  // the arithmetic the engine runs this model's encoder in on WASM
+  const { model: patched, externalData } = cutEncoder(bytes, names, heads, encoderInFloats(model as ModelName));
   const session = await ort.InferenceSession.create(patched, { executionProviders: ['wasm'], externalData });
   return async (audio) => {
     const out = await session.run({ input_features: new ort.Tensor('float32', logMelSpectrogram(audio, FULL_FRAMES), [1, N_MELS, FULL_FRAMES]) });

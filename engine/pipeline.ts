@@ -118,6 +118,9 @@ export const LOGITS_WEIGHT: Record<EngineConfig['model'], LogitsWeight> = { 'whi
  */
 export const FLOAT_ARITHMETIC: Record<EngineConfig['model'], readonly WhisperGraph[]> = { 'whisper-tiny': ['encoder'], 'whisper-base': [], 'whisper-small': [] };
 
+/** Whether `model`'s encoder multiplies in floats on WASM: a cut of it must too, to give the same features. */
+export const encoderInFloats = (model: EngineConfig['model']): boolean => FLOAT_ARITHMETIC[model].includes('encoder');
+
 /** How `model` is loaded on `backend`: the engine's choice, which the benches load too. */
 export function whisperLoadOptions(model: EngineConfig['model'], backend: Backend): WhisperLoadOptions {
   if (backend === 'webgpu') return { logitsWeight: 'float', floatArithmetic: ['encoder', 'decoder'] };
@@ -354,8 +357,7 @@ export class Engine {
   private async diarizer(loaded: Loaded): Promise<NonNullable<RequestContext['diarizer']>> {
     loaded.speakers ??= (async () => {
       const encoder = SHIPPED_SPEAKER_ENCODER;
-      const floats = FLOAT_ARITHMETIC[encoder].includes('encoder');
-      const source = await SpeakerFeatureSource.create(loaded.ort, () => loaded.files.bytes(whisperPaths(encoder).encoder), SPEAKER_FEATURES[encoder], floats, sessionOptions('wasm'));
+      const source = await SpeakerFeatureSource.create(loaded.ort, () => loaded.files.bytes(whisperPaths(encoder).encoder), SPEAKER_FEATURES[encoder], encoderInFloats(encoder), sessionOptions('wasm'));
       return { source, constants: decodeSpeakerConstants(await shippedSpeakerConstants()) };
     })().catch((err) => {
       loaded.speakers = undefined;

@@ -68,7 +68,7 @@ function centre(vectors: readonly Float32Array[]): Float32Array[] {
   });
 }
 
-/** Share of recordings with the right count, per true count (index k-1) and overall. */
+/** A count rule to score: the shipped clustering's options, the spectral count, or the earlier threshold rule. */
 export type CountRule = Partial<ClusterOptions> | { spectralKeep: number } | { stopSimilarity: number };
 
 /**
@@ -88,6 +88,7 @@ export function thresholdLabels(vectors: readonly Float32Array[], bound: number,
   return new Array<number>(n).fill(0);
 }
 
+/** Share of recordings with the right count, per true count (index k-1) and overall. */
 export function countAccuracy(recordings: readonly SyntheticRecording[], rule: CountRule): { perCount: number[]; all: number } {
   const right = [0, 0, 0, 0];
   const total = [0, 0, 0, 0];

@@ -321,7 +321,7 @@ export async function main(args: string[]): Promise<void> {
   const rank = option(args, '--rank', 128);
   const outDims = option(args, '--out-dims', 128);
   const modelIndex = args.indexOf('--model');
-  const encoder = (modelIndex >= 0 ? args[modelIndex + 1]! : 'whisper-base') as SpeakerEncoder;
+  const encoder = (modelIndex >= 0 ? args[modelIndex + 1]! : SHIPPED_SPEAKER_ENCODER) as SpeakerEncoder;
   if (!(encoder in SPEAKER_FEATURES)) throw new Error(`--model must be one of ${Object.keys(SPEAKER_FEATURES).join(', ')}`);
   const outIndex = args.indexOf('--out');
   if (outIndex < 0 && encoder !== SHIPPED_SPEAKER_ENCODER) throw new Error(`the engine ships ${SHIPPED_SPEAKER_ENCODER}'s constants only: give --out FILE for ${encoder}'s`);

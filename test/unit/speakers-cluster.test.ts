@@ -201,7 +201,7 @@ describe('separation', () => {
   });
 });
 
-describe("clusterSpeakers, method 'separation'", () => {
+describe("clusterSpeakers' separation count", () => {
   it('keeps one speaker for one voice whatever the amount of speech (recording-centred, as the diarizer does)', () => {
     for (const n of [6, 12, 30, 60]) {
       const vectors = centred(synthetic(new Array(n).fill(0), [n], 0.25, 60 + n));

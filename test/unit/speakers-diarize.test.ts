@@ -9,7 +9,7 @@ import { listGraph } from '../../engine/onnx/protobuf';
 import { patchWhisperEncoder } from '../../engine/whisper/patches';
 import { decodeSpeakerConstants, SHIPPED_SPEAKER_ENCODER, shippedSpeakerConstants, SPEAKER_FEATURES, type SpeakerConstants, type SpeakerEncoder } from '../../engine/speakers/constants';
 import { SpeakerFeatureSource } from '../../engine/speakers/features';
-import { FLOAT_ARITHMETIC } from '../../engine/pipeline';
+import { encoderInFloats } from '../../engine/pipeline';
 import { SpeakerDiarizer } from '../../engine/speakers/diarize';
 import { SileroVad, VAD_MODEL_PATH } from '../../engine/vad/silero';
 import { loadEvalClip } from './helpers/audio';
@@ -23,7 +23,7 @@ const CHANNELS: Record<SpeakerEncoder, number> = { 'whisper-tiny': 384, 'whisper
 
 /** The engine's cut encoder for `encoder`'s features, in the arithmetic its transcription uses. */
 function featureSource(encoder: SpeakerEncoder): Promise<SpeakerFeatureSource> {
-  return SpeakerFeatureSource.create(ort, async () => model(encoderPath(encoder)), SPEAKER_FEATURES[encoder], FLOAT_ARITHMETIC[encoder].includes('encoder'), { executionProviders: ['wasm'] });
+  return SpeakerFeatureSource.create(ort, async () => model(encoderPath(encoder)), SPEAKER_FEATURES[encoder], encoderInFloats(encoder), { executionProviders: ['wasm'] });
 }
 
 /** One ≤ 30 s window's speaker features, as the engine's full-window run computes them. */
