@@ -77,9 +77,10 @@ describe('an ambiguous pattern is read in bounded time', () => {
     const text = Array.from({ length: 40 }, (_, i) => DIGITS[i % 10]).join(' ');
     let calls = 0;
     applyPatterns(text, [compilePattern(AMBIGUOUS)], () => void calls++);
-    expect(calls).toBeGreaterThan(100);
+    // at least once per spoken digit read
+    expect(calls).toBeGreaterThanOrEqual(40);
     const cancelled = new Error('cancelled');
-    let left = 50;
+    let left = Math.floor(calls / 2);
     const checkpoint = () => {
       if (--left < 0) throw cancelled;
     };

@@ -53,6 +53,23 @@ export class PatternMatcher {
     return s;
   }
 
+  /**
+   * The states after one spoken symbol (the characters it may stand for, a letter in either case), with
+   * what each writes: a code spoken aloud leaves out the pattern's separators, so one may come before it.
+   */
+  readSymbol(state: MatchState, symbol: readonly string[]): Array<{ state: MatchState; written: string }> {
+    const out: Array<{ state: MatchState; written: string }> = [];
+    for (const c of symbol) {
+      for (const ch of new Set([c, c.toLowerCase()])) {
+        for (const written of [ch, ` ${ch}`, `-${ch}`]) {
+          const next = this.advance(state, written);
+          if (next) out.push({ state: next, written });
+        }
+      }
+    }
+    return out;
+  }
+
   /** Whether `text` as a whole matches a pattern. */
   matches(text: string): boolean {
     return this.advance(this.start, text)?.accepting ?? false;

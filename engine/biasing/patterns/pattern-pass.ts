@@ -11,30 +11,19 @@ import { DEFAULT_BIAS_STRENGTH } from '../../protocol';
 import { findPatternSpans, mayBeCodeWord } from './spoken-patterns';
 
 /**
- * Decode-time help for `patterns`: after the normal pass over a window, spots where a code may have
- * been spoken ("A, mz, for 7-1", "XR-Triple 7"), and decodes again from there with the tokens before
- * it forced and the next tokens restricted to a written code that a pattern matches ("AMZ471"), then
- * freely to the end of the window. A second constrained pass writes the code as spoken words that
- * the text rewrite reads ("B seven double five Q"): Whisper writes "seven double five" as "725", yet
- * finds the spoken words far likelier than "seven two five". A constrained pass replaces the first
- * only when the model finds it nearly as likely as the first (teacher-forced log-probability of each
- * whole window, plus a credit per code that grows with bias_strength), so speech without a code keeps
- * its first pass; of those that pass, a code spoken with "double"/"triple" is kept first (outranks).
+ * Decode-time help for `patterns`: where a code may have been spoken ("A, mz, for 7-1"), the window is
+ * decoded again with the tokens before forced and the next ones held to a code a pattern matches,
+ * written ("AMZ471") or as spoken words the text rewrite reads ("B seven double five Q"), then freely
+ * on. A constrained pass replaces the first only if its log-probability plus a credit per code beats it.
  */
 
 /**
- * Credit (in nats of log-probability, at the default bias_strength 0.45) a window's constrained pass
- * gets over its first pass per code. On bench/bias-set (patterns.measure.ts, tiny and base) right
- * codes trailed their first pass by up to 6 nats, constrained passes over unrelated speech by 12 or more.
+ * Credit per code (nats, at the default strength) a constrained pass gets over the first pass. Bias set,
+ * tiny and base: right codes trail by ≤ 6 nats, passes over unrelated speech by ≥ 12.
  */
 export const CODE_CREDIT = 7;
 /** Constrained passes per window (each costs a partial decode and a scoring run). */
 const MAX_TRIES = 4;
-/**
- * Places tried for one spoken code, likeliest start first. A second place found no more codes on
- * bench/bias-set and, on tiny, let "Flight you 8, 9, 1, 6" become "FL916" instead of "Flight UA916".
- */
-const PLACES_PER_CODE = 1;
 /** A place is tried when a code's first token is at most this much less likely than the first pass's token there. */
 const START_MARGIN = 12;
 /** Words after a possible start within which code material (a digit, a letter name …) must appear. */
@@ -46,11 +35,7 @@ interface Place {
   gap: number;
   /** Log-probability of the tokens before it. */
   before: number;
-  /**
-   * Where the text rewrite already reads a code from here, the patterns it matches: only a spoken code
-   * of one of them is tried, to correct its symbols ("B725Q" heard as "seven double five"), not to
-   * read the same words under another pattern. Null elsewhere.
-   */
+  /** Where the text rewrite already reads a code from here, its patterns: only their spoken codes are tried. Null elsewhere. */
   coveredBy: ReadonlySet<number> | null;
 }
 
@@ -59,10 +44,7 @@ interface Scored {
   places: Place[];
 }
 
-/**
- * One teacher-forced run over `ids` (WhisperModel.score): the sequence's log-probability and the places
- * worth trying.
- */
+/** One teacher-forced run over `ids`: the sequence's log-probability and the places worth trying. */
 async function scoreAndPlaces(
   model: WhisperModel,
   encoded: EncodedWindow,
@@ -112,10 +94,8 @@ function wordStarts(ids: readonly GeneratedToken[], v: WhisperVocabulary, table:
 }
 
 /**
- * Token indices of words that may begin a code, each mapped to the patterns of the code the text
- * rewrite already reads from there (Place.coveredBy): such a code's first word, and a word with code
- * material (a digit, a letter, a letter or digit name) at most LOOKAHEAD_WORDS words on ("Slide 2
- * with 916", "ticket decay 831-2") outside those codes.
+ * Token indices of words that may begin a code, with Place.coveredBy: the first word of a code the text
+ * rewrite reads, and a word with code material at most LOOKAHEAD_WORDS words on ("ticket decay 831-2").
  */
 function candidateStarts(words: readonly Word[], patterns: readonly CompiledPattern[]): Map<number, ReadonlySet<number> | null> {
   const texts = words.map((w) => w.text);
@@ -143,26 +123,15 @@ interface Pass extends DecodedOn {
 /** Hypotheses kept per pattern while writing a code (beamLoop's beams), and codes (the best of different patterns) decoded on to the end of the window. */
 const CODE_BEAM = 4;
 const CODES_KEPT = 2;
-/**
- * Patterns searched at one place, those whose code's first token is likeliest there first: six, as many
- * as bench/bias-set uses. Without a bound, 50 patterns (the most a request may give) made a 3 s clip's
- * pattern pass on tiny take 32.7 s against 4.3 s with six (many-patterns.measure.ts).
- */
+/** Patterns searched at one place, likeliest first token first; 50 took 32.7 s against 4.3 s (many-patterns.measure.ts). */
 const MAX_PATTERNS = 6;
-/**
- * How much earlier (in timestamp steps of 20 ms) a constrained pass may end than the first pass: one
- * that ends sooner dropped speech ("So, I936." for "So, I do like nine, one, six, leave that new."),
- * which only makes a transcription likelier.
- */
+/** How much earlier (20 ms steps) a constrained pass may end than the first: sooner, it dropped speech. */
 const REACH_SLACK = 25;
 
 /**
- * Passes with `prefix` forced, then a code a pattern matches (its first token after a space), then
- * greedy free decoding that rejoins the first pass (`rest`) when its own tokens come back to it. Each
- * pattern's code is searched by the one beam search (beamLoop) under codeConstraint: the model prefers
- * "XR"+"77"+"7" to "XR"+"47"+"7" as a whole, though "47" is the likelier token after "XR". Every pattern
- * has its own beam, as several may fit one place ("U891S" and "UA916") and the likelier code of one must
- * not crowd out every code of another; the CODES_KEPT best codes are each decoded on. None when no code fits.
+ * Passes with `prefix` forced, then a code a pattern matches, then greedy decoding that rejoins the first
+ * pass (`rest`). Each pattern's code is searched by beamLoop under codeConstraint, a beam per pattern so
+ * that one pattern's likelier code does not crowd out another's; the CODES_KEPT best are decoded on.
  */
 async function constrainedPasses<S extends CodeState>(
   model: WhisperModel,
@@ -172,10 +141,7 @@ async function constrainedPasses<S extends CodeState>(
   prefix: readonly GeneratedToken[],
   rest: readonly GeneratedToken[],
   form: CodeForm<S>,
-  /**
-   * Codes whose own log-probability is not above this cannot win: the tokens after a code only lower
-   * a pass's log-probability, and grammar-masked scores here are at least the unmasked ones it is judged by.
-   */
+  /** A code whose own log-probability is not above this cannot win (what follows only lowers it). */
   floor: number,
   /** The patterns whose codes may be written; all when null. */
   only: ReadonlySet<number> | null,
@@ -216,9 +182,7 @@ async function constrainedPasses<S extends CodeState>(
     const passes: Pass[] = [];
     for (const code of codes.sort((a, b) => b.score - a.score).slice(0, CODES_KEPT)) {
       opts.checkpoint?.();
-      // decodeOn goes on from a cache of the code's own, stepped a token per run as a greedy pass builds
-      // one: q8 activations are quantized per run, and one run over the whole code changed continuations
-      // (bench/bias-set/README.md, the code search section)
+      // the code stepped a token per run, as a greedy pass is: q8 activations are quantized per run
       let forced = { tokens: code.tokens, cache: start.fork(), row };
       for (const t of code.tokens) {
         const out = await model.decoderForward([t.id], forced.cache, encoded);
@@ -234,10 +198,7 @@ async function constrainedPasses<S extends CodeState>(
   }
 }
 
-/**
- * The patterns of `only` (all when null), at most MAX_PATTERNS, whose code's first token is likeliest in
- * `row` (the processed row after the prefix), likeliest first; none whose first token is at or below `floor`.
- */
+/** Of `only` (all when null), the MAX_PATTERNS patterns whose code's first token is likeliest in `row`, above `floor`. */
 function likeliestPatterns<S extends CodeState>(form: CodeForm<S>, row: Float32Array, floor: number, only: ReadonlySet<number> | null): number[] {
   const z = logSumExp(row, 0, row.length);
   const best = new Map<number, number>();
@@ -264,10 +225,8 @@ function codeReplay<S extends CodeState>(form: CodeForm<S>): (ids: readonly numb
 }
 
 /**
- * beamLoop's constraint to codes of `pattern` written in `form` after the first `at` tokens: only the
- * tokens after which a match of the pattern is still possible, and the end of text where the code so far
- * is one, at log-probability 0 (a code is weighed by its own tokens; the free tokens after it are
- * decoded on). The code's state is replayed from the hypothesis's ids by `stateOf` (codeReplay).
+ * beamLoop's constraint to codes of `pattern` in `form` after the first `at` tokens: only tokens that can
+ * still lead to a match, and the end of text (at log-probability 0) where the code so far is one.
  */
 function codeConstraint<S extends CodeState>(
   form: CodeForm<S>,
@@ -280,8 +239,7 @@ function codeConstraint<S extends CodeState>(
   return (row, generated) => {
     const code = generated.slice(at);
     const state = stateOf(code);
-    // a token at or below the floor leaves its hypothesis there (log-probabilities are ≤ 0): beamLoop
-    // would drop it, so the matcher is not stepped for it (most of the vocabulary)
+    // a token at or below the floor would be dropped by beamLoop: the matcher is not stepped for it
     const kept = state ? form.next(state, code.length === 0, (id) => row[id]! > floor).filter((n) => n.state.alive.includes(pattern)) : [];
     const logprobs = kept.map((n) => row[n.id]!);
     row.fill(-Infinity);
@@ -305,10 +263,7 @@ export interface PassTrace {
   spoken: boolean;
 }
 
-/**
- * The window's tokens with codes decoded under `patterns` where the model bears them out; `first`
- * itself when nothing changes (no patterns, strength 0, no likely place, or every constrained pass lost).
- */
+/** The window's tokens with codes decoded under `patterns` where the model bears them out; else `first`. */
 export async function decodeWithPatterns(
   model: WhisperModel,
   encoded: EncodedWindow,
@@ -324,14 +279,13 @@ export async function decodeWithPatterns(
   const writtenForm = writtenCodes(model.vocab, matcher);
   const spokenForm = spokenCodes(model.vocab, matcher);
   const f = model.framing(encoded, opts);
-  // grows up to the default strength and no further: unrelated speech's best constrained passes trail
-  // their first pass by 12 nats or more (bench/bias-set), and a larger credit would let them through
+  // grows up to the default strength only: unrelated speech's passes trail by ≥ 12 nats
   const credit = CODE_CREDIT * Math.min(1, strength / DEFAULT_BIAS_STRENGTH);
   let tokens = first.tokens;
   let changed = false;
   let from = 0;
   let scored: Scored | null = null;
-  for (let tries = 0; tries < MAX_TRIES; ) {
+  for (let tries = 0; tries < MAX_TRIES; tries++) {
     opts.checkpoint?.();
     // scored again only when the tokens changed
     scored ??= await scoreAndPlaces(model, encoded, opts, tokens, matcher, patterns);
@@ -342,21 +296,19 @@ export async function decodeWithPatterns(
       run.push(p);
     }
     if (run.length === 0) break;
-    const places = [...run].sort((a, b) => a.gap - b.gap).slice(0, PLACES_PER_CODE);
+    // one place per spoken code, its likeliest start: a second found no more codes on bench/bias-set
+    const place = run.reduce((a, b) => (b.gap < a.gap ? b : a));
     let best: { pass: Pass; logprob: number } | null = null;
-    for (const place of places) {
-      if (tries++ >= MAX_TRIES) break;
-      const floor = scored.logprob - credit - place.before;
-      const [prefix, rest] = [tokens.slice(0, place.index), tokens.slice(place.index)];
-      const found = (await constrainedPasses(model, encoded, opts, f, prefix, rest, spokenForm, floor, place.coveredBy)).map((pass) => ({ pass, spoken: true }));
-      if (!place.coveredBy) found.push(...(await constrainedPasses(model, encoded, opts, f, prefix, rest, writtenForm, floor, null)).map((pass) => ({ pass, spoken: false })));
-      // a pass that loops ("1 2 3 4 4 4 …") or stops early may score above the whole window's first pass, being shorter
-      for (const { pass, spoken } of found.filter((p) => p.pass.ended && reaches(p.pass.tokens, tokens, model.vocab))) {
-        const logprob = await model.sequenceLogprob(encoded, opts, pass.tokens.map((t) => t.id));
-        const accepted = logprob + credit > scored.logprob;
-        trace?.({ gap: place.gap, text: model.vocab.decode(pass.tokens.map((t) => t.id)), logprob, firstLogprob: scored.logprob, accepted, spoken });
-        if (accepted && (!best || outranks({ pass, logprob }, best))) best = { pass, logprob };
-      }
+    const floor = scored.logprob - credit - place.before;
+    const [prefix, rest] = [tokens.slice(0, place.index), tokens.slice(place.index)];
+    const found = (await constrainedPasses(model, encoded, opts, f, prefix, rest, spokenForm, floor, place.coveredBy)).map((pass) => ({ pass, spoken: true }));
+    if (!place.coveredBy) found.push(...(await constrainedPasses(model, encoded, opts, f, prefix, rest, writtenForm, floor, null)).map((pass) => ({ pass, spoken: false })));
+    // a pass that loops ("1 2 3 4 4 4 …") or stops early may score above the whole window's first pass, being shorter
+    for (const { pass, spoken } of found.filter((p) => p.pass.ended && reaches(p.pass.tokens, tokens, model.vocab))) {
+      const logprob = await model.sequenceLogprob(encoded, opts, pass.tokens.map((t) => t.id));
+      const accepted = logprob + credit > scored.logprob;
+      trace?.({ gap: place.gap, text: model.vocab.decode(pass.tokens.map((t) => t.id)), logprob, firstLogprob: scored.logprob, accepted, spoken });
+      if (accepted && (!best || outranks({ pass, logprob }, best))) best = { pass, logprob };
     }
     if (best) {
       tokens = best.pass.tokens;
@@ -378,10 +330,8 @@ function reaches(pass: readonly GeneratedToken[], before: readonly GeneratedToke
 }
 
 /**
- * Of two passes the judge accepts, the one to keep: a code spoken with a repeat word first, then the
- * likelier. Whisper writes "B seven double five Q" as "B725Q" and, on base, finds that written code
- * likelier than the spoken words it heard (bench/bias-set: -9.7 against -11.7 nats); a written code
- * cannot show the "double" at all.
+ * Of two accepted passes, the one to keep: a code spoken with a repeat word first ("double five", which
+ * base finds less likely than its written "B725Q"), then the likelier.
  */
 function outranks(a: { pass: Pass; logprob: number }, b: { pass: Pass; logprob: number }): boolean {
   if (a.pass.heardRepeat !== b.pass.heardRepeat) return a.pass.heardRepeat;

@@ -37,17 +37,7 @@ export class SpokenCodeReader {
 
   private step(states: readonly MatchState[], symbol: readonly string[]): MatchState[] {
     const next = new Map<string, MatchState>();
-    for (const s of states) {
-      for (const c of symbol) {
-        // letters are read as capitals; a pattern may still spell a literal in lower case
-        for (const ch of new Set([c, c.toLowerCase()])) {
-          for (const lead of ['', ' ', '-']) {
-            const n = this.matcher.advance(s, lead + ch);
-            if (n) next.set(n.key, n);
-          }
-        }
-      }
-    }
+    for (const s of states) for (const { state } of this.matcher.readSymbol(s, symbol)) next.set(state.key, state);
     return [...next.values()];
   }
 }

@@ -1,4 +1,5 @@
-import type { CompiledPattern, PatternNode } from '../../../src/api/patterns';
+import type { CompiledPattern } from '../../../src/api/patterns';
+import { PatternMatcher } from './pattern-matcher';
 
 /**
  * Recovers codes spoken as letters and digits ("A M Z four seven one", "B seven double five Q",
@@ -166,91 +167,38 @@ function spokenSymbols(words: readonly (WordReading | null)[]): Symbol[] | null 
   return out.length > 0 ? out : null;
 }
 
-function inClass(node: Extract<PatternNode, { kind: 'class' }>, c: string): boolean {
-  return node.ranges.some(([from, to]) => c >= from && c <= to);
-}
-
-/** Written texts by the position after them: for each end, the shortest (the first found on a tie). */
-type Reach = Map<number, string>;
-
-function keep(out: Reach, end: number, text: string): void {
-  const had = out.get(end);
-  if (had === undefined || text.length < had.length) out.set(end, text);
-}
+/** A written code and the pattern it matches. */
+type WrittenCode = { text: string; pattern: string };
 
 /**
- * One run of symbols read against patterns' ASTs, memoised on (node, position): each node's
- * shortest written text to every end position is worked out once. Separators consume no symbol and
- * write themselves, so the written form gets the pattern's separators whether or not they were
- * spoken. The work is bounded by nodes × positions² × repeat counts whatever the pattern's ambiguity
- * (listing every derivation, as a backtracking reader does, took minutes for
- * `([0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]){4}` on 24 spoken digits).
+ * The written form of each prefix of `symbols` (null where no pattern matches it whole), stepped through
+ * the patterns' matcher as the pattern pass steps a code. Per state only the shortest text is kept, so the
+ * work is bounded by symbols × states however ambiguous a pattern is, and an optional separator is
+ * written only when the pattern needs it.
  */
-class CodeReading {
-  private readonly memo = new Map<PatternNode, Reach[]>();
-
-  constructor(
-    readonly symbols: readonly Symbol[],
-    private readonly checkpoint: (() => void) | undefined,
-  ) {}
-
-  /**
-   * The written form of the first `length` symbols under `pattern`, or null when they do not match it
-   * as a whole. Of several forms the shortest wins: a separator in an optional group is written only
-   * when the pattern needs it.
-   */
-  form(pattern: CompiledPattern, length: number): string | null {
-    return this.reach(pattern.ast, 0).get(length) ?? null;
-  }
-
-  /** Whether `symbols` begin this reading's, so that form() answers for them. */
-  begins(symbols: readonly Symbol[]): boolean {
-    return symbols.length <= this.symbols.length && symbols.every((s, i) => sameSymbol(s, this.symbols[i]!));
-  }
-
-  private reach(node: PatternNode, pos: number): Reach {
-    let byPos = this.memo.get(node);
-    if (!byPos) this.memo.set(node, (byPos = []));
-    let out = byPos[pos];
-    if (!out) {
-      this.checkpoint?.();
-      byPos[pos] = out = this.read(node, pos);
-    }
-    return out;
-  }
-
-  private read(node: PatternNode, pos: number): Reach {
-    switch (node.kind) {
-      case 'separator':
-        return new Map([[pos, node.char]]);
-      case 'literal':
-      case 'class': {
-        // a symbol's first reading the node takes ("oh" is 0 for [0-9], O for [A-Z]); literals keep their case
-        const c = this.symbols[pos]?.find((c) => (node.kind === 'literal' ? c === node.char.toUpperCase() : inClass(node, c)));
-        return c === undefined ? new Map() : new Map([[pos + 1, node.kind === 'literal' ? node.char : c]]);
-      }
-      case 'sequence':
-        return node.items.reduce<Reach>((from, item) => this.then(from, item), new Map([[pos, '']]));
-      case 'repeat': {
-        const rounds: Reach[] = [new Map([[pos, '']])];
-        for (let k = 1; k <= node.max && rounds[k - 1]!.size > 0; k++) rounds.push(this.then(rounds[k - 1]!, node.node));
-        // most repetitions first, so that of equally short forms the greediest is kept
-        const out: Reach = new Map();
-        for (let k = rounds.length - 1; k >= node.min; k--) for (const [end, text] of rounds[k]!) keep(out, end, text);
-        return out;
+function writtenForms(matcher: PatternMatcher, patterns: readonly CompiledPattern[], symbols: readonly Symbol[], checkpoint?: () => void): (WrittenCode | null)[] {
+  let reached = new Map([[matcher.start.key, { state: matcher.start, text: '' }]]);
+  const forms: (WrittenCode | null)[] = [];
+  for (const symbol of symbols) {
+    const next: typeof reached = new Map();
+    for (const { state, text } of reached.values()) {
+      checkpoint?.();
+      for (const r of matcher.readSymbol(state, symbol)) {
+        const had = next.get(r.state.key);
+        if (!had || text.length + r.written.length < had.text.length) next.set(r.state.key, { state: r.state, text: text + r.written });
       }
     }
+    reached = next;
+    // the shortest, then the earliest pattern
+    let best: { text: string; pattern: number } | null = null;
+    for (const { state, text } of reached.values()) {
+      const pattern = state.accepted[0];
+      if (pattern !== undefined && (!best || text.length < best.text.length || (text.length === best.text.length && pattern < best.pattern))) best = { text, pattern };
+    }
+    forms.push(best && { text: best.text, pattern: patterns[best.pattern]!.source });
   }
-
-  /** Each text of `from` followed by each of `node` read from where it ends. */
-  private then(from: Reach, node: PatternNode): Reach {
-    const out: Reach = new Map();
-    for (const [at, head] of from) for (const [end, text] of this.reach(node, at)) keep(out, end, head + text);
-    return out;
-  }
+  return forms;
 }
-
-const sameSymbol = (a: Symbol, b: Symbol) => a.length === b.length && a.every((c, i) => c === b[i]);
 
 /** A run of words [start, end) that reads as a code, and its written form. */
 export interface PatternSpan {
@@ -264,14 +212,13 @@ export interface PatternSpan {
 const MAX_SPAN_WORDS = 40;
 
 /**
- * Runs of `words` that spell a code matching one of `patterns`, left to right, the longest run
- * first (of the patterns matching it, the shortest written form). Words around a code that could be
- * letters or digits ("a", "two") stay outside it when the code matches without them. A run that is
- * already exactly the written form is reported too (its text unchanged). `checkpoint`, called between
- * steps of the reading, may throw to cancel it.
+ * Runs of `words` that spell a code matching one of `patterns`, left to right, the longest run first
+ * (then the shortest written form). A run already in written form is reported too. `checkpoint` may
+ * throw to cancel the reading.
  */
 export function findPatternSpans(words: readonly string[], patterns: readonly CompiledPattern[], checkpoint?: () => void): PatternSpan[] {
   if (patterns.length === 0) return [];
+  const matcher = new PatternMatcher(patterns);
   const readings = words.map(readWord);
   const spans: PatternSpan[] = [];
   for (let i = 0; i < words.length; ) {
@@ -280,16 +227,13 @@ export function findPatternSpans(words: readonly string[], patterns: readonly Co
       let last = i;
       while (last < words.length && last - i < MAX_SPAN_WORDS && readings[last]) last++;
       // a shorter run mostly reads the symbols of a longer one less its tail: one reading answers both
-      let reading: CodeReading | null = null;
+      let read: { symbols: readonly Symbol[]; forms: (WrittenCode | null)[] } | null = null;
       for (let j = last; j > i && !found; j--) {
         const symbols = spokenSymbols(readings.slice(i, j));
         if (!symbols) continue;
-        for (const p of patterns) {
-          if (symbols.length > p.maxLength) continue;
-          if (!reading?.begins(symbols)) reading = new CodeReading(symbols, checkpoint);
-          const text = reading.form(p, symbols.length);
-          if (text && (!found || text.length < found.text.length)) found = { start: i, end: j, text, pattern: p.source };
-        }
+        if (!read || !begins(read.symbols, symbols)) read = { symbols, forms: writtenForms(matcher, patterns, symbols, checkpoint) };
+        const form = read.forms[symbols.length - 1];
+        if (form) found = { start: i, end: j, ...form };
       }
     }
     if (found) {
@@ -302,6 +246,10 @@ export function findPatternSpans(words: readonly string[], patterns: readonly Co
   return spans;
 }
 
+/** Whether `symbols` begin with `prefix`. */
+const begins = (symbols: readonly Symbol[], prefix: readonly Symbol[]) =>
+  prefix.length <= symbols.length && prefix.every((s, i) => s.length === symbols[i]!.length && s.every((c, k) => c === symbols[i]![k]));
+
 /**
  * Text with every spoken code that matches a pattern written in its canonical form:
  * "My order is A M Z four seven one." → "My order is AMZ471." Punctuation before the first and
@@ -309,22 +257,9 @@ export function findPatternSpans(words: readonly string[], patterns: readonly Co
  */
 export function applyPatterns(text: string, patterns: readonly CompiledPattern[], checkpoint?: () => void): string {
   const parts = text.split(/(\s+)/);
-  const words = parts.filter((_, k) => k % 2 === 0);
-  const spans = findPatternSpans(words, patterns, checkpoint);
-  if (spans.length === 0) return text;
-  const out: string[] = [];
-  let w = 0;
-  for (const span of spans) {
-    for (; w < span.start; w++) out.push(words[w]!, parts[2 * w + 1] ?? '');
-    const first = words[span.start]!;
-    const last = words[span.end - 1]!;
-    const lead = /^[^\p{L}\p{N}]*/u.exec(first)![0];
-    const trail = /[^\p{L}\p{N}]*$/u.exec(last)![0];
-    out.push(`${lead}${span.text}${trail.replace(/^[,;:]+/, '')}`, parts[2 * (span.end - 1) + 1] ?? '');
-    w = span.end;
-  }
-  for (; w < words.length; w++) out.push(words[w]!, parts[2 * w + 1] ?? '');
-  return out.join('');
+  const words = parts.flatMap((word, k) => (k % 2 === 0 ? [{ word, space: parts[k + 1] ?? '' }] : []));
+  const merged = rewriteCodes(words, (w) => w.word, patterns, checkpoint, (run, word) => ({ word, space: run.at(-1)!.space }));
+  return merged.map((w) => w.word + w.space).join('');
 }
 
 /** A word with times, as the engine and the transcript carry them. */
@@ -340,27 +275,26 @@ export interface TimedWord {
  * times of the words it replaces, with the lowest confidence among them.
  */
 export function applyPatternsToWords<W extends TimedWord>(words: readonly W[], patterns: readonly CompiledPattern[], checkpoint?: () => void): W[] {
-  const spans = findPatternSpans(
-    words.map((w) => w.text),
-    patterns,
-    checkpoint,
-  );
-  if (spans.length === 0) return words.slice();
-  const out: W[] = [];
+  return rewriteCodes(words, (w) => w.text, patterns, checkpoint, (run, text) => ({
+    ...run[0]!,
+    text,
+    endMs: run.at(-1)!.endMs,
+    confidence: Math.min(...run.map((x) => x.confidence)),
+  }));
+}
+
+/** `items` with each run that spells a code replaced by `merge` of the run and its written form, the run's outer punctuation kept. */
+function rewriteCodes<T>(items: readonly T[], textOf: (t: T) => string, patterns: readonly CompiledPattern[], checkpoint: (() => void) | undefined, merge: (run: T[], text: string) => T): T[] {
+  const spans = findPatternSpans(items.map(textOf), patterns, checkpoint);
+  const out: T[] = [];
   let w = 0;
   for (const span of spans) {
-    for (; w < span.start; w++) out.push(words[w]!);
-    const run = words.slice(span.start, span.end);
-    const lead = /^\s*[^\p{L}\p{N}\s]*/u.exec(run[0]!.text)![0];
-    const trail = /[^\p{L}\p{N}]*$/u.exec(run[run.length - 1]!.text)![0].replace(/^[,;:]+/, '');
-    out.push({
-      ...run[0]!,
-      text: `${lead}${span.text}${trail}`,
-      endMs: run[run.length - 1]!.endMs,
-      confidence: Math.min(...run.map((x) => x.confidence)),
-    });
+    out.push(...items.slice(w, span.start));
+    const run = items.slice(span.start, span.end);
+    const lead = /^\s*[^\p{L}\p{N}\s]*/u.exec(textOf(run[0]!))![0];
+    const trail = /[^\p{L}\p{N}]*$/u.exec(textOf(run.at(-1)!))![0].replace(/^[,;:]+/, '');
+    out.push(merge(run, `${lead}${span.text}${trail}`));
     w = span.end;
   }
-  for (; w < words.length; w++) out.push(words[w]!);
-  return out;
+  return [...out, ...items.slice(w)];
 }
