@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { occurrences, phrasesGained, phrasesLost } from '../../engine/biasing/phrases/hunks';
+import { occurrences, phrasesGained } from '../../engine/biasing/phrases/hunks';
 import { rankPhrases, soundKey, soundMatch } from '../../engine/biasing/phrases/shortlist';
 import { madeUpPhrases } from '../../bench/bias-set/phrase-list';
 
@@ -76,11 +76,11 @@ describe('phrases a candidate gained and lost (what the judge credits and debits
   it('a candidate that turns a listed name into another word loses it', () => {
     const proposal = 'Khrushkhoff presented the new Zigbee thermostat.';
     expect(phrasesGained(first, proposal, listed)).toEqual(['Zigbee']);
-    expect(phrasesLost(first, proposal, listed)).toEqual(['Krzysztof']);
+    expect(phrasesGained(proposal, first, listed)).toEqual(['Krzysztof']);
   });
 
   it('a candidate that keeps every listed name loses none, and one that writes a name once less loses it', () => {
-    expect(phrasesLost(first, 'Krzysztof presented the news Zigbee thermostat.', listed)).toEqual([]);
-    expect(phrasesLost('Grafana and grafana', 'Grafana and a graph', listed)).toEqual(['Grafana']);
+    expect(phrasesGained('Krzysztof presented the news Zigbee thermostat.', first, listed)).toEqual([]);
+    expect(phrasesGained('Grafana and a graph', 'Grafana and grafana', listed)).toEqual(['Grafana']);
   });
 });

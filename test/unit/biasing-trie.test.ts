@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { proposalLoopRepeats, recites, settledProposal } from '../../engine/biasing/phrases/phrase-pass';
 import { passWords } from '../../engine/biasing/phrases/splice';
 import { createBiasProcessor, TOKEN_BOOST } from '../../engine/biasing/phrases/processor';
-import { promptForPhrases } from '../../engine/biasing/phrases/prompt';
+import { phrasePrompt } from '../../engine/biasing/phrases/prompt';
 import { buildPhraseTrie, phraseVariants, TokenTrie } from '../../engine/biasing/phrases/trie';
 import { WhisperVocabulary } from '../../engine/whisper/tokenizer';
 import { repeatsTail, type Generation } from '../../engine/whisper/generate';
@@ -160,9 +160,9 @@ describe('bias processor', () => {
 
 describe('phrase prompt', () => {
   it('lists phrases comma-separated within the token budget', () => {
-    const prompt = promptForPhrases(vocab, ['ComfyUI', 'Ozempic', 'Grafana'], 120);
+    const prompt = phrasePrompt(vocab, ['ComfyUI', 'Ozempic', 'Grafana'], 120).ids;
     expect(vocab.decode(prompt)).toBe(' ComfyUI, Ozempic, Grafana');
-    const short = promptForPhrases(vocab, ['ComfyUI', 'Ozempic', 'Grafana'], 7);
+    const short = phrasePrompt(vocab, ['ComfyUI', 'Ozempic', 'Grafana'], 7).ids;
     expect(vocab.decode(short)).toBe(' ComfyUI, Ozempic');
   });
 });

@@ -62,11 +62,12 @@ describe('Whisper vocabulary', () => {
     expect(prompt.ids.filter((id) => id >= vocab.eot)).toEqual([]);
     const trie = buildPhraseTrie(vocab, phrases);
     const tokens: number[] = [];
-    const walk = (t: TokenTrie, node: number) =>
-      t.forEachChildToken(node, (token) => {
+    const walk = (t: TokenTrie, node: number): void => {
+      for (const token of t.childTokens(node)) {
         tokens.push(token);
         walk(t, t.child(node, token));
-      });
+      }
+    };
     walk(trie, 0);
     expect(tokens.length).toBeGreaterThan(0);
     expect(tokens.filter((id) => id >= vocab.eot)).toEqual([]);

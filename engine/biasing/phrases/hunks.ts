@@ -28,11 +28,7 @@ interface TextVocabulary {
   isText(id: number): boolean;
 }
 
-/**
- * The places where `candidate` differs from `first` (a token diff), each with its own cost and the phrases
- * it gains or loses, so that every phrase can be made to pay for itself: a credit per phrase gained, summed
- * over a candidate, would otherwise let one true name pay for words broken elsewhere.
- */
+/** The places where `candidate` differs from `first` (a token diff), each with its own cost and the phrases it gains or loses. */
 export function hunks(vocab: TextVocabulary, first: ScoredIds, candidate: ScoredIds, gainable: readonly string[], losable: readonly string[]): Hunk[] {
   const found: Hunk[] = [];
   let f = 0;
@@ -83,10 +79,8 @@ export function hunks(vocab: TextVocabulary, first: ScoredIds, candidate: Scored
 const size = (h: Hunk) => Math.max(h.first[1] - h.first[0], h.candidate[1] - h.candidate[0]);
 
 /**
- * Neighbouring changes joined where the tokens left alone between them are no more than either change
- * (the semantic cleanup of diff-match-patch): a rewritten stretch keeps a " the" or a comma by chance, and
- * a token diff would cut one replacement there into an insertion and a deletion, neither holding the
- * phrase whole.
+ * Neighbouring changes joined where the tokens between are no more than either change (diff-match-patch's
+ * semantic cleanup): a rewrite that keeps a " the" by chance stays one place holding the phrase whole.
  */
 function mergeChance(found: Hunk[]): Hunk[] {
   const out: Hunk[] = [];
@@ -113,17 +107,12 @@ export function withHunks(first: readonly number[], candidate: readonly number[]
 /** `s` lower-cased, its punctuation spaces, with a space at each end: whole words match as substrings. */
 export const normalized = (s: string) => ` ${s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()} `;
 
-/** The `phrases` that `text` holds more often than `before`. */
+/**
+ * The `phrases` that `text` holds more often than `before`: what a candidate gained, or, the texts
+ * swapped, what it lost (debited, or one that turned another listed name into other words would win).
+ */
 export function phrasesGained(before: string, text: string, phrases: readonly string[]): string[] {
   return phrases.filter((p) => occurrences(text, p) > occurrences(before, p));
-}
-
-/**
- * The `phrases` that `text` holds less often than `before`: a candidate is debited for each, or one that
- * gained a name by turning another listed name into other words would win on the gain alone.
- */
-export function phrasesLost(before: string, text: string, phrases: readonly string[]): string[] {
-  return phrases.filter((p) => occurrences(text, p) < occurrences(before, p));
 }
 
 /** Whole-word occurrences of `phrase` in `text`, ignoring case and punctuation. */
@@ -138,11 +127,7 @@ export interface NearPlaces {
   candidate: number[];
 }
 
-/**
- * The targets the costs of the `places` that gain a phrase read, counting at most `tail` unchanged tokens
- * after each (of the `firstLength` first-pass tokens): a screen that scores only these sees each place's
- * change and the context it changed nearby, and counts the rest as equal.
- */
+/** The targets the costs of the `places` that gain a phrase read, with at most `tail` unchanged tokens after each. */
 export function nearPlaces(places: readonly Hunk[], tail: number, firstLength: number): NearPlaces {
   const near: NearPlaces = { first: [], candidate: [] };
   const span = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);

@@ -4,52 +4,42 @@ import { decodeLoop, endedWithEot, passDraft, passProcessors, passStops, repeats
 import { PARAM_LIMITS } from '../../../src/api/params';
 import { DEFAULT_BIAS_STRENGTH } from '../../protocol';
 import { createBiasProcessor } from './processor';
-import { MAX_PROMPT_PHRASES, phrasePrompt, promptForPhrases } from './prompt';
-import { hunks, nearPlaces, normalized, occurrences, phrasesGained, phrasesLost, withHunks, type Hunk, type NearPlaces, type ScoredIds } from './hunks';
+import { MAX_PROMPT_PHRASES, phrasePrompt } from './prompt';
+import { hunks, nearPlaces, normalized, occurrences, phrasesGained, withHunks, type Hunk, type NearPlaces, type ScoredIds } from './hunks';
 import { rankPhrases } from './shortlist';
 import { passWords, sameSoundPhrases, splicePhrase, unsureStretches, type PassWords } from './splice';
 
 /**
  * Log-probability (scored without the phrase prompt) a transcription may lose per listed phrase it
- * gains, at the default strength, and still be kept. Chosen on the flite bias set: phrases truly spoken
- * and proposed cost at most 20, names proposed into unrelated speech 29 or more (bench/bias-set/README.md).
+ * gains at the default strength. Flite set: true phrases cost ≤ 20, names put into unrelated speech ≥ 29.
  */
 export const PHRASE_CREDIT = 24;
 
 /**
- * The share of the credit a splice earns: no decoding proposed it, the model only scored it. True splices
- * cost at most 14.5 on the real-speech set and mostly under 14 on the flite set; listed names spliced over
- * other words, 17.4 and up (bench/bias-set/README.md).
+ * The share of the credit a splice earns, as no decoding proposed it. Real-speech set: true splices cost
+ * ≤ 14.5, listed names spliced over other words ≥ 17.4.
  */
 const SPLICE_CREDIT_SHARE = 2 / 3;
 
 /**
- * A word the pass wrote with a log-probability below this (splice.ts runLogprob; a probability of about
- * 0.55) is unsure: only there, or where it split a listed name into words, may a phrase be missing. On the
- * flite set misheard names were written at -0.67 to -2.0, unrelated words mostly above -0.3.
+ * A word written below this log-probability (runLogprob) is unsure: only there, or where the pass split a
+ * listed name into words, may a phrase be missing. Flite set: misheard names −0.67 to −2.0, others > −0.3.
  */
 export const UNSURE = -0.6;
 
 /**
- * How alike (shortlist.ts soundMatch) the unsure words must sound to a phrase for it to be a candidate:
- * on the flite set names were proposed over look-alikes of at least 0.43 ("auto" for Xarelto), and the one
- * proposed into unrelated speech over 0.33.
+ * How alike (soundMatch) unsure words must sound to a phrase for it to be a candidate. Flite set: names
+ * were proposed over look-alikes ≥ 0.43, the one proposed into unrelated speech over 0.33.
  */
 const CANDIDATE_MIN_SIM = 0.4;
 
 /** Splices scored per window, the most alike first: each is a teacher-forced decoder run. */
 const SPLICES_SCORED = 3;
 
-/**
- * Tokens of the first pass drafted ahead of the proposal at each step (decodeLoop's draft): the proposal
- * repeats most of the first pass, and a decoder run over many tokens costs little more than over one.
- */
+/** Tokens of the first pass drafted ahead of the proposal (decodeLoop's draft): it repeats most of them. */
 const DRAFT_TOKENS = 16;
 
-/**
- * The least share of the first pass's text tokens a proposal must keep: a log-probability is a sum over
- * tokens, so a proposal that writes one name and stops looks likelier than the whole transcription.
- */
+/** The least share of the first pass's text a proposal keeps: one that writes a name and stops looks likelier. */
 const MIN_TEXT_KEPT = 0.6;
 
 /** How a bias_strength is spent: the trie's boost (strength × TOKEN_BOOST per token) and the credit. */
@@ -59,10 +49,7 @@ export interface BiasPlan {
   credit: number;
 }
 
-/**
- * bias_strength 0 is off (the unbiased pass only). Above 0 it sets the boost, and the credit grows with
- * its square root: at 1 it is 36, and proposals into unrelated speech begin to pass (the spec's warning).
- */
+/** bias_strength 0 is off. Above it sets the boost, and the credit grows with its square root (36 at 1). */
 export function biasPlan(strength: number): BiasPlan | null {
   if (!(strength > 0)) return null;
   return { strength, credit: PHRASE_CREDIT * Math.sqrt(strength / DEFAULT_BIAS_STRENGTH) };
@@ -83,20 +70,16 @@ export interface PhraseComparison {
 }
 
 /**
- * Phrase biasing as one second look at a window decoded without it (`first`), in five steps:
- * 1. a phrase may be missing only where the pass was unsure of its words, or wrote a listed name as
- *    words that sound the same ("play right"); the phrases that sound most like those words are the
- *    candidates, and a window with none is final;
- * 2. the window is decoded once more with the candidates as Whisper's previous-text prompt and a trie
- *    that boosts tokens extending one (an abandoned partial match gives its boost back): the proposal;
- *    and each candidate is written over the words that sound most like it: the splices;
- * 3. a screen scores the places where these tries gain a phrase beside the first pass in one decoder run,
- *    and drops the tries with no place near paying;
- * 4. the rest are scored by the model without the prompt, and the likeliest once credited per phrase it
- *    gained (and debited per listed phrase it lost) is kept if it beats the first pass; each place where
- *    it differs must pay for the phrases written there (hunks.ts), and a proposal where some do not is
- *    weighed again with only those that do;
- * 5. bias_strength is the one knob: it sets the boost and the credit.
+ * Phrase biasing as a second look at a window decoded without it (`first`):
+ * 1. candidates: the phrases that sound most like the words the pass was unsure of, or like words it
+ *    split a listed name into ("play right");
+ * 2. tries: one proposal decodes the window again with the candidates as prompt and a trie boosting
+ *    tokens that extend one; splices write each candidate over its look-alike words;
+ * 3. a screen scores, in one decoder run, the places where tries gain a phrase, and drops tries with
+ *    no place near paying;
+ * 4. the rest are scored without the prompt; the likeliest once credited per phrase gained (debited per
+ *    phrase lost) is kept if it beats the first pass and each place it changed pays for itself (hunks.ts);
+ * 5. bias_strength sets the boost and the credit.
  */
 export async function decodeWithPhrases(
   model: WhisperModel,
@@ -119,20 +102,18 @@ export async function decodeWithPhrases(
   const firstText = textOf(vocab, first.tokens);
   const held = phrases.filter((p) => occurrences(firstText, p) > 0);
   const frame = { language: opts.language, ...(opts.promptIds ? { promptIds: opts.promptIds } : {}) };
-  // a name among N listed is a priori N/250 times less likely the one spoken
   const credit = plan.credit - listSurcharge(phrases.length);
   const firstIds = ids(first.tokens);
   let firstScored: ScoredIds | null = null;
   let best: Weighed | null = null;
-  // every phrase pays for itself where it was written: a credit summed over the candidate would let one
-  // true name pay for a false one, or for words it broke elsewhere
+  // each place pays for what it wrote: a credit summed over a try would let a true name pay for a false one
   const pays = (t: Candidate, h: Hunk, margin = 0) => h.cost - margin <= credit * (t.share * h.gained.length - h.lost.length);
   const textOfTry = (t: Candidate) => textOf(vocab, t.ids.map((id) => ({ id })));
   const weigh = async (t: Candidate, whole: boolean): Promise<void> => {
     const text = textOfTry(t);
     const gained = phrasesGained(firstText, text, candidates);
     if (gained.length === 0) return;
-    const lost = phrasesLost(firstText, text, held);
+    const lost = phrasesGained(text, firstText, held);
     opts.checkpoint?.();
     firstScored ??= { ids: firstIds, logprobs: await model.score(encoded, frame, firstIds) };
     const logprobs = await model.score(encoded, frame, t.ids);
@@ -151,10 +132,8 @@ export async function decodeWithPhrases(
       if (timestampsInOrder(vocab, pruned)) await weigh({ ids: pruned, how: `${t.how}, paying places only`, share: t.share }, false);
     }
   };
-  // The screen: the places where the tries gain a phrase are scored beside the first pass in one decoder
-  // run (scoreTargets: the tokens they share decoded once, only those places and SCREEN_TAIL tokens after
-  // each projected onto the vocabulary), and only a try with a place that pays there within SCREEN_MARGIN
-  // is weighed as above, by whole runs of its own.
+  // the screen: only the places that gain a phrase, and SCREEN_TAIL tokens after each, are scored (one
+  // scoreTargets run per group); a try with a place that pays there within SCREEN_MARGIN is weighed whole
   const gainers = tries.flatMap((t) => {
     const places = hunks(vocab, unscored(firstIds), unscored(t.ids), candidates, held);
     return places.some((h) => h.gained.length > 0) ? [{ t, near: nearPlaces(places, SCREEN_TAIL, firstIds.length) }] : [];
@@ -195,7 +174,7 @@ interface Candidate {
   share: number;
 }
 
-/** The window decoded greedily with the candidates as prompt and boosted by their trie; none if it looped or stopped short. */
+/** The window decoded greedily, prompted with the candidates and boosted by their trie; none if it looped or stopped short. */
 async function proposal(
   model: WhisperModel,
   encoded: EncodedWindow,
@@ -208,7 +187,7 @@ async function proposal(
 ): Promise<Candidate[]> {
   const vocab = model.vocab;
   // the likeliest last: nearest the transcript it steers
-  const promptIds = [...(opts.promptIds ?? []), ...promptForPhrases(vocab, [...candidates].reverse())];
+  const promptIds = [...(opts.promptIds ?? []), ...phrasePrompt(vocab, [...candidates].reverse()).ids];
   const bias = createBiasProcessor(vocab, candidates, plan.strength);
   const until = settledProposal(vocab, first, words, sameSound);
   // a name may take more tokens than what it replaces, but a prompted pass that lists names past the speech is stopped
@@ -232,26 +211,18 @@ async function proposal(
 }
 
 /**
- * How far past its credit a place may cost in the screen and still be weighed by runs of its own, which
- * round the decoder's activations differently and count the whole tail. Over the 464 tries weighed on the
- * development bias sets, a place cost at most 3.1 nats more in the screen at the 99th percentile (8.0 at
- * most), and no try with a place that paid in whole runs would have been screened out with a margin of 1
- * or more (bench/bias-set/README.md, "The screen scores only the places").
+ * How far past its credit a place may cost in the screen (rounded otherwise, without the whole tail) and
+ * still be weighed. Development bias sets, 464 tries: screen minus whole ≤ 3.1 nats at the 99th percentile.
  */
 const SCREEN_MARGIN = 6;
 
 /**
- * Unchanged tokens after a place that the screen scores; the rest of the context a change gave another
- * start counts as equal there (the weighing counts it). On the development bias sets (467 places) what
- * lies past 4 tokens would have charged a place more by 1.4 nats at the 1st percentile, 5.5 at most,
- * while the first 4 carry most of what a change does to its context (bench/bias-set/README.md, the same section).
+ * Unchanged tokens after a place that the screen scores (the weighing counts the rest). Development bias
+ * sets, 467 places: past 4 tokens a change moves its context 2.75 nats at the 95th percentile.
  */
 const SCREEN_TAIL = 4;
 
-/**
- * Rows a scoring run projects onto the vocabulary at most (about 50 MB of logits with Whisper's 51,865
- * tokens), about what one run over a whole window's tokens did: tries are screened in groups within it.
- */
+/** Rows a screening run projects onto the vocabulary at most (about 50 MB of logits); a memory bound. */
 const SCORED_ROWS = 256;
 
 /** The tries to screen in groups, each scored in one run within SCORED_ROWS (a try alone may exceed it). */
@@ -290,26 +261,15 @@ function splices(model: WhisperModel, words: PassWords, candidates: readonly str
     .map((s) => ({ ids: s.ids, how: `splice over "${s.replaced}"`, share: SPLICE_CREDIT_SHARE }));
 }
 
-/**
- * What hearing a phrase among `count` listed ones needs beyond what it needs among the inline limit's
- * 250, which the credit was set on: a name among N is a priori N/250 times less likely to be the one
- * spoken, so its credit is less by ln(N/250) nats.
- */
+/** The credit a phrase among `count` listed loses: a priori N/250 times less likely the one spoken (ln(N/250)). */
 export function listSurcharge(count: number): number {
   return Math.log(Math.max(1, count / PARAM_LIMITS.phrases));
 }
 
-/**
- * A proposal that repeats an n-gram this often is dropped as looped, where a transcription is given 4:
- * prompted with a long list's look-alikes, a proposal may write two names over and over to its token limit.
- */
+/** An n-gram repeated this often stops a proposal as looped (a transcription is given 4). */
 const PROPOSAL_LOOP_REPEATS = 3;
 
-/**
- * Repeats that stop a proposal as looped: one more than the unbiased pass said anything in a row, and at
- * most PROPOSAL_LOOP_REPEATS. A proposal is that pass with names mended, so a sentence it says twice where
- * the pass did not is a loop; where the pass said "I don't think so." twice, a proposal may too.
- */
+/** Repeats that stop a proposal: one more than the unbiased pass made, at most PROPOSAL_LOOP_REPEATS. */
 export function proposalLoopRepeats(vocab: WhisperModel['vocab'], first: Pick<Generation, 'tokens'>): number {
   const text = textIds(vocab, first.tokens);
   for (let end = 4; end <= text.length; end++) if (repeatsTail(text.slice(0, end), 2)) return PROPOSAL_LOOP_REPEATS;
@@ -317,12 +277,9 @@ export function proposalLoopRepeats(vocab: WhisperModel['vocab'], first: Pick<Ge
 }
 
 /**
- * A stop for a proposal that has come back to the first pass for good: true once its text has repeated
- * the first pass's through the word after its last unsure word, and one token on. Every candidate sounds
- * like words up to there (shortlist.ts reads each unsure word with one word either side), so from there on
- * it could write a phrase only over words the pass was sure of; it is dropped as a proposal that gained
- * nothing, and the rest of the window is not decoded. Undefined where a phrase sounds the same as words
- * the pass split apart (those may be anywhere), or where the pass is unsure to its end.
+ * A stop for a proposal back on the first pass for good: its text repeats the first pass's through the
+ * word after the last unsure word, and a token on; past there no candidate sounds like anything. Undefined
+ * with same-sounding phrases (they may be anywhere) or where the pass is unsure to its end.
  */
 export function settledProposal(
   vocab: WhisperModel['vocab'],
@@ -343,9 +300,8 @@ export function settledProposal(
 const RECITAL_TOKENS = 32;
 
 /**
- * A proposal whose text ends in a run of its listed phrases, with nothing but punctuation between them,
- * that holds one phrase twice is reciting its prompt ("Dandlisk, Zintan, Drarstior, Zintan"): it is
- * stopped there as looped. A name said twice in speech has other words between.
+ * A proposal whose text ends in a run of listed phrases, one of them twice, with only punctuation
+ * between, is reciting its prompt ("Zintan, Drarstior, Zintan"): stopped as looped.
  */
 export function recites(vocab: WhisperModel['vocab'], phrases: readonly string[]): (textIds: readonly number[]) => boolean {
   const keys = [...new Set(phrases.map(normalized))].filter((p) => p.trim() !== '');

@@ -1,11 +1,7 @@
 import { recentLists } from './recent-lists';
 import { buildPhraseTrie, type BiasVocabulary, type TokenTrie } from './trie';
 
-/**
- * Logit boost per phrase token at bias_strength 1. bias_strength scales it linearly, so the
- * default 0.45 adds about 2 to the logit of a token that extends a phrase (see the report in
- * bench/bias-set/README.md for how it was chosen).
- */
+/** Logit boost per phrase token at bias_strength 1, scaled linearly (about 2 at the default 0.45); see the tuning table. */
 export const TOKEN_BOOST = 4.5;
 
 /** Biasing state of a pass: one trie node, the root (0) when no phrase is partly matched. */
@@ -21,55 +17,42 @@ export interface BiasProcessor {
 }
 
 /**
- * Contextual biasing in the decoder. Tokens that extend a phrase gain `boost`; a pass that abandons a
- * partial match loses what the match had gained (as if the boosted tokens had never been boosted), and
- * a completed phrase keeps its gain.
- *
- * In one logits row that accounting becomes relative: abandoning costs `boost × open depth`, so the
- * extending tokens gain that much plus `boost` over every other token; adding a constant to the whole
- * row would change neither argmax, sampling nor the log-probabilities generate() reports.
+ * Contextual biasing in the decoder: tokens that extend a phrase gain `boost`, a pass that abandons a
+ * partial match gives back what it gained, and a completed phrase keeps its gain. In one logits row this
+ * is relative: the extending tokens gain `boost × (open depth + 1)` over every other token.
  */
 export function createBiasProcessor(vocab: BiasVocabulary, phrases: readonly string[], strength: number): BiasProcessor {
   const boost = Math.max(0, strength) * TOKEN_BOOST;
-  return new TrieBiasProcessor(vocab, cachedTrie(vocab, boost > 0 ? phrases : []), boost);
+  return new TrieBiasProcessor(vocab, phraseTrie(vocab, boost > 0 ? phrases : []), boost);
 }
 
-/** The recent lists' tries, per vocabulary: a custom model's requests reuse its trie (bias strength is applied per processor). */
-const trieCaches = new WeakMap<BiasVocabulary, ReturnType<typeof recentLists<TokenTrie>>>();
-
-function cachedTrie(vocab: BiasVocabulary, phrases: readonly string[]): TokenTrie {
-  let tries = trieCaches.get(vocab);
-  if (!tries) trieCaches.set(vocab, (tries = recentLists<TokenTrie>()));
-  return tries(phrases, () => buildPhraseTrie(vocab, phrases));
-}
-
-interface RootSplit {
+/** A list's trie, and the tokens that start a phrase with and without a leading space. */
+interface PhraseTrie {
+  trie: TokenTrie;
+  /** With one: a phrase may start at any word. */
   spaced: Int32Array;
-  gluedTokens: Int32Array;
-  glued: ReadonlySet<number>;
+  /** Without: only where no word is running on ("(ComfyUI", "-Ozempic"). */
+  glued: Int32Array;
+  gluedSet: ReadonlySet<number>;
 }
 
-/** Phrase-start tokens with and without a leading space; kept per trie (decoding thousands of ids is not free). */
-const rootSplits = new WeakMap<TokenTrie, RootSplit>();
+/** The recent lists' tries, per vocabulary: a custom model's requests reuse its trie. */
+const phraseTries = new WeakMap<BiasVocabulary, ReturnType<typeof recentLists<PhraseTrie>>>();
 
-function rootSplit(vocab: BiasVocabulary, trie: TokenTrie): RootSplit {
-  let split = rootSplits.get(trie);
-  if (!split) {
+function phraseTrie(vocab: BiasVocabulary, phrases: readonly string[]): PhraseTrie {
+  let lists = phraseTries.get(vocab);
+  if (!lists) phraseTries.set(vocab, (lists = recentLists<PhraseTrie>()));
+  return lists(phrases, () => {
+    const trie = buildPhraseTrie(vocab, phrases);
     const starts = [...trie.childTokens(0)];
-    const glued = new Set(starts.filter((t) => !vocab.decode([t]).startsWith(' ')));
-    split = { spaced: Int32Array.from(starts.filter((t) => !glued.has(t))), gluedTokens: Int32Array.from(glued), glued };
-    rootSplits.set(trie, split);
-  }
-  return split;
+    const gluedSet = new Set(starts.filter((t) => !vocab.decode([t]).startsWith(' ')));
+    return { trie, spaced: Int32Array.from(starts.filter((t) => !gluedSet.has(t))), glued: Int32Array.from(gluedSet), gluedSet };
+  });
 }
 
 class TrieBiasProcessor implements BiasProcessor {
   readonly active: boolean;
-  /** First tokens of the spellings with a leading space: a phrase may start at any word. */
-  private readonly rootTokens: Int32Array;
-  /** First tokens of the spellings without one: only where no word is running ("(ComfyUI", "-Ozempic"). */
-  private readonly gluedRootTokens: Int32Array;
-  private readonly glued: ReadonlySet<number>;
+  private readonly trie: TokenTrie;
   /** Per token id seen: whether its text ends in a letter or digit (a word runs on after it). */
   private readonly endsInWord = new Map<number, boolean>();
   private readonly childCache = new Map<number, Int32Array>();
@@ -79,15 +62,12 @@ class TrieBiasProcessor implements BiasProcessor {
 
   constructor(
     private readonly vocab: BiasVocabulary,
-    private readonly trie: TokenTrie,
+    private readonly phrases: PhraseTrie,
     /** Boost per extending token, in logit units (strength × TOKEN_BOOST). */
     private readonly boost: number,
   ) {
-    const roots = rootSplit(vocab, trie);
-    this.glued = roots.glued;
-    this.rootTokens = roots.spaced;
-    this.gluedRootTokens = roots.gluedTokens;
-    this.active = boost > 0 && roots.spaced.length + roots.gluedTokens.length > 0;
+    this.trie = phrases.trie;
+    this.active = boost > 0 && phrases.spaced.length + phrases.glued.length > 0;
   }
 
   adjustLogits(logits: Float32Array, generated: readonly number[]): void {
@@ -106,14 +86,14 @@ class TrieBiasProcessor implements BiasProcessor {
         logits[t] = logits[t]! + amount;
       }
     };
-    bump(this.rootTokens, b, true);
-    if (this.mayGlue(generated[generated.length - 1])) bump(this.gluedRootTokens, b, true);
+    bump(this.phrases.spaced, b, true);
+    if (this.mayGlue(generated[generated.length - 1])) bump(this.phrases.glued, b, true);
     if (extend) bump(extend, b * open + b, false);
   }
 
   /** The state after `token` (`previous` before it: a spelling without a leading space only starts after a non-word). */
   private advance(state: BiasState, token: number, previous?: number): BiasState {
-    const startsHere = !this.glued.has(token) || this.mayGlue(previous);
+    const startsHere = !this.phrases.gluedSet.has(token) || this.mayGlue(previous);
     const next = state === ROOT_STATE && !startsHere ? -1 : this.trie.child(state, token);
     if (next >= 0) return this.settle(next);
     const fresh = startsHere ? this.trie.child(0, token) : -1;

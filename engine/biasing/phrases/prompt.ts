@@ -8,13 +8,8 @@ export const MAX_PROMPT_PHRASES = 1 + Math.floor((MAX_PROMPT_TOKENS - 1) / 2);
 
 /**
  * Prompt ids (placed after <|startofprev|>) that list the phrases as if a previous window had said
- * them: " ComfyUI, Ozempic, Grafana". Phrases that no longer fit are left out, in list order.
+ * them (" ComfyUI, Ozempic, Grafana"), and the phrases they hold: those that no longer fit are left out.
  */
-export function promptForPhrases(vocab: BiasVocabulary, phrases: readonly string[], maxTokens = MAX_PROMPT_TOKENS): number[] {
-  return phrasePrompt(vocab, phrases, maxTokens).ids;
-}
-
-/** The prompt ids and the phrases they hold (the first ones of the list that fit). */
 export function phrasePrompt(vocab: BiasVocabulary, phrases: readonly string[], maxTokens = MAX_PROMPT_TOKENS): { ids: number[]; phrases: string[] } {
   const ids: number[] = [];
   const held: string[] = [];

@@ -1,6 +1,6 @@
 import type { GeneratedToken } from '../../whisper/generate';
 import { passWordPlaces } from '../../postprocess/words';
-import { phrasesByKey, soundKey, soundMatch, type SoundMatch } from './shortlist';
+import { keyed, soundKey, soundMatch, type SoundMatch } from './shortlist';
 import type { BiasVocabulary } from './trie';
 
 export interface SpliceVocabulary extends BiasVocabulary {
@@ -43,11 +43,7 @@ export function passWords(vocab: SpliceVocabulary, tokens: readonly GeneratedTok
 
 /**
  * How sure a pass was of its words [from, to): the mean log-probability of their tokens, but a name the
- * model pieced together counts as one token, its tokens' summed. Such a name is spelt from the sound and
- * is written whole only as often as all its pieces are, so its per-token mean overstates how sure the pass
- * was. Ordinary words keep the mean: summed, a common word of several tokens written right would read as
- * unsure and be offered to the list (bench/bias-set/README.md, "A name the pass pieced together is as sure
- * as the whole name").
+ * model pieced together counts as one token: it is written whole only as often as all its pieces are.
  */
 export function runLogprob(pass: Pick<PassWords, 'tokens' | 'words' | 'names'>, from: number, to: number): number {
   const { tokens, words, names } = pass;
@@ -76,9 +72,8 @@ export interface Splice {
 }
 
 /**
- * `phrase` written in place of the run of words that sounds most like it, in the pass's own tokens
- * (timestamps and the rest of the text untouched), or null when no run sounds at least `minSim` alike.
- * Unlike a find-and-replace on the text, the result is only a candidate: the caller has the model score it.
+ * `phrase` written over the run of words that sounds most like it, in the pass's own tokens, or null when
+ * none is `minSim` alike: a candidate for the model to score.
  */
 export function splicePhrase(vocab: SpliceVocabulary, pass: PassWords, phrase: string, minSim: number): Splice | null {
   const { tokens, words } = pass;
@@ -96,9 +91,8 @@ export function splicePhrase(vocab: SpliceVocabulary, pass: PassWords, phrase: s
 }
 
 /**
- * The stretches of a pass around the words it was unsure of (runLogprob below `unsure`), each with one
- * word either side, "|" between stretches; "" when it was sure of every word.
- * What a phrase must sound like to be worth a second look (shortlist.ts rankPhrases reads the "|").
+ * The stretches of a pass around its unsure words (runLogprob below `unsure`), a word either side, "|"
+ * between them (rankPhrases reads it); "" when it was sure of every word.
  */
 export function unsureStretches(pass: PassWords, unsure: number): string {
   const { words } = pass;
@@ -115,24 +109,20 @@ export function unsureStretches(pass: PassWords, unsure: number): string {
 }
 
 /**
- * The listed phrases that sound the same (one soundKey) as a run of the pass's words that splits them into
- * more words: "play right" for "Playwright", "K-R-Z-Y-S-Z-T-O-F" for "Krzysztof", a name the model did not
- * know written as the pieces it did. The pass may have been sure of those words, since they are what was
- * said; only the spelling is the list's. A word for word respelling ("photos" for a listed "Fotos", "lift"
- * for "Lyft") is left alone: there the audio cannot tell the two apart, and the pass chose a real word;
- * unless the pass wrote it in more than one token (misspeltName).
- * Found by key, not by distance, so a 10,000-phrase list costs a few map lookups per word.
+ * The listed phrases with the soundKey of a run of the pass's words that splits them into more words
+ * ("play right" for "Playwright"), of which the pass may be sure. A word for word respelling ("lift" for
+ * "Lyft") is left alone, as the pass chose a real word, unless it is a misspeltName. Found by key.
  */
 export function sameSoundPhrases(vocab: SpliceVocabulary, pass: PassWords, phrases: readonly string[]): string[] {
-  const index = phrasesByKey(phrases);
+  const { byKey, longest } = keyed(phrases);
   const { tokens, words, keys } = pass;
   const found = new Set<string>();
   for (let i = 0; i < words.length; i++) {
     let run = '';
     for (let j = i; j < words.length && keys[j]; j++) {
       run += keys[j];
-      if (run.length > index.longest) break;
-      for (const phrase of index.phrases.get(run) ?? []) {
+      if (run.length > longest) break;
+      for (const phrase of byKey.get(run) ?? []) {
         // as written, punctuation inside included ("K-R-Z-Y-S-Z-T-O-F" is a word "KRZYSZTOF")
         const written = vocab.decode(tokens.slice(words[i]!.start, words[j]!.end).map((t) => t.id));
         if (wordCount(written) > wordCount(phrase) || misspeltName(pass, i, j, written, phrase)) found.add(phrase);
@@ -143,11 +133,8 @@ export function sameSoundPhrases(vocab: SpliceVocabulary, pass: PassWords, phras
 }
 
 /**
- * Word `i` (to `j`, the same word) written otherwise than the listed one-word `phrase` it sounds the same as,
- * in more than one token: common words are one token of Whisper's vocabulary, so this is no word the pass
- * chose over the name but the name misspelt (a British spelling, a place spelt by ear), of which the pass
- * may be sure. Where it was measured, the pass's other words that share a key with a phrase of a
- * 10,000-phrase list were one token each (bench/bias-set/README.md).
+ * Word `i` (= `j`) spelt otherwise than the one-word `phrase` of its key, in several tokens: common words
+ * are one token, so this is the name misspelt (a British spelling, a place spelt by ear).
  */
 function misspeltName({ words }: PassWords, i: number, j: number, written: string, phrase: string): boolean {
   return i === j && words[i]!.end - words[i]!.start > 1 && wordCount(phrase) === 1 && written.trim().toLowerCase() !== phrase.trim().toLowerCase();

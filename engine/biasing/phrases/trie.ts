@@ -23,33 +23,23 @@ export function phraseVariants(phrase: string): string[] {
 const KEY_STRIDE = 1 << 17;
 
 /**
- * A prefix tree over token ids. Node 0 is the root. Children of a node are a singly linked list
- * (firstChild / nextSibling), lookup goes through one map keyed by (node, token), so 10,000 phrases
- * in six spellings stay a few hundred thousand integers rather than a Map per node.
+ * A prefix tree over token ids. Node 0 is the root. Per-node facts sit in flat arrays, children as a
+ * linked list (firstChild / nextSibling), and lookup goes through one map keyed by (node, token), so
+ * 10,000 phrases in six spellings stay a few hundred thousand integers rather than a Map per node.
  */
 export class TokenTrie {
   private readonly edges = new Map<number, number>();
-  private parentOf: Int32Array;
-  /** Depth of the deepest phrase end on the path to each node (0 when none); see finish(). */
-  private bankedOf: Uint16Array | null = null;
-  private tokenOf: Int32Array;
-  private firstChild: Int32Array;
-  private nextSibling: Int32Array;
-  private depthOf: Uint16Array;
-  private endOf: Uint8Array;
-  private size = 1;
-
-  constructor() {
-    this.parentOf = new Int32Array(64).fill(-1);
-    this.tokenOf = new Int32Array(64).fill(-1);
-    this.firstChild = new Int32Array(64).fill(-1);
-    this.nextSibling = new Int32Array(64).fill(-1);
-    this.depthOf = new Uint16Array(64);
-    this.endOf = new Uint8Array(64);
-  }
+  private readonly parentOf = [-1];
+  private readonly tokenOf = [-1];
+  private readonly firstChild = [-1];
+  private readonly nextSibling = [-1];
+  private readonly depthOf = [0];
+  private readonly endOf = [false];
+  /** Depth of the deepest phrase end on the path to each node (0 when none); see bankedDepth(). */
+  private bankedOf: number[] | null = null;
 
   get nodeCount(): number {
-    return this.size;
+    return this.tokenOf.length;
   }
 
   insert(ids: readonly number[]): void {
@@ -60,7 +50,7 @@ export class TokenTrie {
       const next = this.child(node, id);
       node = next >= 0 ? next : this.addChild(node, id);
     }
-    this.endOf[node] = 1;
+    this.endOf[node] = true;
   }
 
   /** The child of `node` reached by `token`, or -1. */
@@ -74,7 +64,7 @@ export class TokenTrie {
 
   /** Whether a whole phrase ends at `node`. */
   isEnd(node: number): boolean {
-    return this.endOf[node] === 1;
+    return this.endOf[node]!;
   }
 
   /**
@@ -83,9 +73,9 @@ export class TokenTrie {
    */
   bankedDepth(node: number): number {
     if (!this.bankedOf) {
-      const banked = new Uint16Array(this.size);
-      // Parents are created before their children, so one forward pass sees each parent first.
-      for (let n = 1; n < this.size; n++) banked[n] = this.endOf[n] ? this.depthOf[n]! : banked[this.parentOf[n]!]!;
+      // parents are created before their children, so one forward pass sees each parent first
+      const banked = [0];
+      for (let n = 1; n < this.nodeCount; n++) banked.push(this.endOf[n] ? this.depthOf[n]! : banked[this.parentOf[n]!]!);
       this.bankedOf = banked;
     }
     return this.bankedOf[node]!;
@@ -95,48 +85,25 @@ export class TokenTrie {
     return this.firstChild[node]! >= 0;
   }
 
-  /** Calls `visit` with the token of each child of `node`. */
-  forEachChildToken(node: number, visit: (token: number) => void): void {
-    for (let c = this.firstChild[node]!; c >= 0; c = this.nextSibling[c]!) visit(this.tokenOf[c]!);
-  }
-
   /** The tokens that extend `node`, as a flat array (for hot loops). */
   childTokens(node: number): Int32Array {
-    let n = 0;
-    for (let c = this.firstChild[node]!; c >= 0; c = this.nextSibling[c]!) n++;
-    const out = new Int32Array(n);
-    let i = 0;
-    for (let c = this.firstChild[node]!; c >= 0; c = this.nextSibling[c]!) out[i++] = this.tokenOf[c]!;
-    return out;
+    const out: number[] = [];
+    for (let c = this.firstChild[node]!; c >= 0; c = this.nextSibling[c]!) out.push(this.tokenOf[c]!);
+    return Int32Array.from(out);
   }
 
   private addChild(parent: number, token: number): number {
-    if (this.size === this.tokenOf.length) this.grow();
     if (token < 0 || token >= KEY_STRIDE) throw new RangeError(`token id ${token} out of range`);
-    const node = this.size++;
-    this.parentOf[node] = parent;
-    this.tokenOf[node] = token;
-    this.depthOf[node] = this.depthOf[parent]! + 1;
-    this.nextSibling[node] = this.firstChild[parent]!;
+    const node = this.nodeCount;
+    this.parentOf.push(parent);
+    this.tokenOf.push(token);
+    this.depthOf.push(this.depthOf[parent]! + 1);
+    this.endOf.push(false);
+    this.firstChild.push(-1);
+    this.nextSibling.push(this.firstChild[parent]!);
     this.firstChild[parent] = node;
     this.edges.set(parent * KEY_STRIDE + token, node);
     return node;
-  }
-
-  private grow(): void {
-    const cap = this.tokenOf.length * 2;
-    const widen = <T extends Int32Array | Uint16Array | Uint8Array>(a: T, fill: number): T => {
-      const b = new (a.constructor as new (n: number) => T)(cap);
-      b.fill(fill);
-      b.set(a);
-      return b;
-    };
-    this.parentOf = widen(this.parentOf, -1);
-    this.tokenOf = widen(this.tokenOf, -1);
-    this.firstChild = widen(this.firstChild, -1);
-    this.nextSibling = widen(this.nextSibling, -1);
-    this.depthOf = widen(this.depthOf, 0);
-    this.endOf = widen(this.endOf, 0);
   }
 }
 
