@@ -41,7 +41,7 @@ function option(args: readonly string[], name: string, fallback: string): string
 
 /**
  * The encoder cut after the deepest block asked for: per feature (a list of blocks), those blocks'
- * outputs side by side at each position ([P × 512·blocks]).
+ * outputs side by side at each position ([P × channels·blocks]).
  */
 async function featureOutputs(model: string, blockDims: number, heads: number, features: readonly (readonly number[])[]): Promise<(audio: Float32Array) => Promise<Float32Array[]>> {
   ort.env.wasm.numThreads = 1;

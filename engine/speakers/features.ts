@@ -18,7 +18,7 @@ export function cutEncoder(encoderBytes: Uint8Array, tensors: readonly string[],
 }
 
 /**
- * A window's speaker features: the feature encoder (SPEAKER_ENCODER) cut down to the blocks that give
+ * A window's speaker features: the feature encoder (SHIPPED_SPEAKER_ENCODER) cut down to the blocks that give
  * them, run on the diarizer's own log-mel windows where no transcription run gave them.
  */
 export class SpeakerFeatureSource {

@@ -18,6 +18,15 @@ export interface MatchState {
   readonly accepted: readonly number[];
 }
 
+const matchers = new WeakMap<readonly CompiledPattern[], PatternMatcher>();
+
+/** The matcher of a request's `patterns`, built once: the pass and every text rewrite share its memoised steps. */
+export function matcherFor(patterns: readonly CompiledPattern[]): PatternMatcher {
+  let matcher = matchers.get(patterns);
+  if (!matcher) matchers.set(patterns, (matcher = new PatternMatcher(patterns)));
+  return matcher;
+}
+
 /**
  * Tells whether a written prefix still leads to a match of some pattern: a Thompson NFA over all
  * patterns at once (repeats unrolled: a pattern is at most 32 characters), stepped a character at a

@@ -5,7 +5,7 @@ import type { WhisperVocabulary } from '../../whisper/tokenizer';
 import type { EncodedWindow, WhisperModel } from '../../whisper/model';
 import { beamLoop, endedWithEot, passProcessors, processedRow, rowAt, type GeneratedToken, type Generation } from '../../whisper/generate';
 import { spokenCodes, tokenTable, writtenCodes, type CodeForm, type CodeState, type TokenTable } from './code-forms';
-import { PatternMatcher } from './pattern-matcher';
+import { matcherFor, type PatternMatcher } from './pattern-matcher';
 import { decodeOn, type DecodedOn, type Framing } from './decode-on';
 import { DEFAULT_BIAS_STRENGTH } from '../../protocol';
 import { findPatternSpans, mayBeCodeWord } from './spoken-patterns';
@@ -275,7 +275,7 @@ export async function decodeWithPatterns(
   trace?: (t: PassTrace) => void,
 ): Promise<Generation> {
   if (patterns.length === 0 || !(strength > 0) || first.tokens.length === 0) return first;
-  const matcher = new PatternMatcher(patterns);
+  const matcher = matcherFor(patterns);
   const writtenForm = writtenCodes(model.vocab, matcher);
   const spokenForm = spokenCodes(model.vocab, matcher);
   const f = model.framing(encoded, opts);

@@ -1,5 +1,5 @@
 import type { CompiledPattern } from '../../../src/api/patterns';
-import { PatternMatcher } from './pattern-matcher';
+import { matcherFor, type PatternMatcher } from './pattern-matcher';
 
 /**
  * Recovers codes spoken as letters and digits ("A M Z four seven one", "B seven double five Q",
@@ -171,10 +171,10 @@ function spokenSymbols(words: readonly (WordReading | null)[]): Symbol[] | null 
 type WrittenCode = { text: string; pattern: string };
 
 /**
- * The written form of each prefix of `symbols` (null where no pattern matches it whole), stepped through
- * the patterns' matcher as the pattern pass steps a code. Per state only the shortest text is kept, so the
- * work is bounded by symbols × states however ambiguous a pattern is, and an optional separator is
- * written only when the pattern needs it.
+ * The written form of each prefix of `symbols` (null where no pattern matches it whole; the list ends
+ * where no pattern can go on), stepped through the patterns' matcher as the pattern pass steps a code.
+ * Per state only the shortest text is kept, so the work is bounded by symbols × states however
+ * ambiguous a pattern is, and an optional separator is written only when the pattern needs it.
  */
 function writtenForms(matcher: PatternMatcher, patterns: readonly CompiledPattern[], symbols: readonly Symbol[], checkpoint?: () => void): (WrittenCode | null)[] {
   let reached = new Map([[matcher.start.key, { state: matcher.start, text: '' }]]);
@@ -189,6 +189,7 @@ function writtenForms(matcher: PatternMatcher, patterns: readonly CompiledPatter
       }
     }
     reached = next;
+    if (reached.size === 0) break;
     // the shortest, then the earliest pattern
     let best: { text: string; pattern: number } | null = null;
     for (const { state, text } of reached.values()) {
@@ -218,7 +219,7 @@ const MAX_SPAN_WORDS = 40;
  */
 export function findPatternSpans(words: readonly string[], patterns: readonly CompiledPattern[], checkpoint?: () => void): PatternSpan[] {
   if (patterns.length === 0) return [];
-  const matcher = new PatternMatcher(patterns);
+  const matcher = matcherFor(patterns);
   const readings = words.map(readWord);
   const spans: PatternSpan[] = [];
   for (let i = 0; i < words.length; ) {
