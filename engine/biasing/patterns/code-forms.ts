@@ -18,7 +18,6 @@ export interface TokenTable {
   gluesOn: Uint8Array;
   /** Per text token: it glues on, or is a space and a word the text rewrite may read as more of a spoken code. */
   extendsSpoken: Uint8Array;
-  text: string[];
 }
 
 const tables = new WeakMap<WhisperVocabulary, TokenTable>();
@@ -30,10 +29,8 @@ export function tokenTable(vocab: WhisperVocabulary): TokenTable {
   const spokenTokens: TokenTable['spokenTokens'] = [];
   const gluesOn = new Uint8Array(vocab.eot);
   const extendsSpoken = new Uint8Array(vocab.eot);
-  const text: string[] = [];
   for (let id = 0; id < vocab.eot; id++) {
     const t = vocab.decode([id]);
-    text.push(t);
     if (/^[A-Za-z0-9-]/.test(t)) gluesOn[id] = extendsSpoken[id] = 1;
     if (/^ ?[A-Za-z0-9-]+(?: [A-Za-z0-9-]+)*$/.test(t)) codeTokens.push({ id, text: t });
     const word = /^ [A-Za-z0-9]+$/.test(t) ? spokenCodeWord(t.slice(1)) : null;
@@ -41,7 +38,7 @@ export function tokenTable(vocab: WhisperVocabulary): TokenTable {
     if (word && ('repeat' in word || word.symbols.length === 1)) spokenTokens.push({ id, word });
     if (word) extendsSpoken[id] = 1;
   }
-  table = { codeTokens, spokenTokens, gluesOn, extendsSpoken, text };
+  table = { codeTokens, spokenTokens, gluesOn, extendsSpoken };
   tables.set(vocab, table);
   return table;
 }

@@ -4,7 +4,8 @@ import { logSumExp, type LogitsProcessor } from '../../whisper/logits';
 import type { WhisperVocabulary } from '../../whisper/tokenizer';
 import type { EncodedWindow, WhisperModel } from '../../whisper/model';
 import { beamLoop, endedWithEot, passProcessors, processedRow, rowAt, type GeneratedToken, type Generation } from '../../whisper/generate';
-import { spokenCodes, tokenTable, writtenCodes, type CodeForm, type CodeState, type TokenTable } from './code-forms';
+import { spokenCodes, tokenTable, writtenCodes, type CodeForm, type CodeState } from './code-forms';
+import { passWordPlaces } from '../../postprocess/words';
 import { matcherFor, type PatternMatcher } from './pattern-matcher';
 import { decodeOn, type DecodedOn, type Framing } from './decode-on';
 import { DEFAULT_BIAS_STRENGTH } from '../../protocol';
@@ -28,6 +29,8 @@ const MAX_TRIES = 4;
 const START_MARGIN = 12;
 /** Words after a possible start within which code material (a digit, a letter name …) must appear. */
 const LOOKAHEAD_WORDS = 3;
+/** Candidate places further apart than this (tokens) start different codes: a spoken code's symbols are a token or two each. */
+const CODE_GAP_TOKENS = 8;
 
 /** A place in the current tokens where a code may start: token index, and how much a code start trails the token there. */
 interface Place {
@@ -55,7 +58,7 @@ async function scoreAndPlaces(
 ): Promise<Scored> {
   const v = model.vocab;
   const table = tokenTable(v);
-  const starts = candidateStarts(wordStarts(ids, v, table), patterns);
+  const starts = candidateStarts(passWords(ids, v), patterns);
   const targets = [...ids.map((t) => t.id), v.eot];
   let logprob = 0;
   const places: Place[] = [];
@@ -73,31 +76,16 @@ async function scoreAndPlaces(
   return { logprob, places: places.filter((p) => p.gap <= START_MARGIN) };
 }
 
-interface Word {
-  /** Index of its first token. */
-  index: number;
-  text: string;
-}
-
-function wordStarts(ids: readonly GeneratedToken[], v: WhisperVocabulary, table: TokenTable): Word[] {
-  const words: Word[] = [];
-  for (let i = 0; i < ids.length; i++) {
-    const id = ids[i]!.id;
-    if (!v.isText(id)) continue;
-    const t = table.text[id]!;
-    const prev = words[words.length - 1];
-    const afterTimestamp = i === 0 || !v.isText(ids[i - 1]!.id);
-    if (t.startsWith(' ') || afterTimestamp || !prev) words.push({ index: i, text: t.trim() });
-    else prev.text += t;
-  }
-  return words;
+/** The pass's words as the transcript will have them (words.ts), each at the index of its first token. */
+function passWords(ids: readonly GeneratedToken[], v: WhisperVocabulary): Array<{ index: number; text: string }> {
+  return passWordPlaces(ids, v).map((w) => ({ index: w.all[0]!, text: v.decode(w.all.map((i) => ids[i]!.id)).trim() }));
 }
 
 /**
  * Token indices of words that may begin a code, with Place.coveredBy: the first word of a code the text
  * rewrite reads, and a word with code material at most LOOKAHEAD_WORDS words on ("ticket decay 831-2").
  */
-function candidateStarts(words: readonly Word[], patterns: readonly CompiledPattern[]): Map<number, ReadonlySet<number> | null> {
+function candidateStarts(words: ReadonlyArray<{ index: number; text: string }>, patterns: readonly CompiledPattern[]): Map<number, ReadonlySet<number> | null> {
   const texts = words.map((w) => w.text);
   const covered = new Set<number>();
   const starts = new Map<number, ReadonlySet<number> | null>();
@@ -292,7 +280,7 @@ export async function decodeWithPatterns(
     // the most promising place of the first run of candidate places (one spoken code), left to right
     const run: Place[] = [];
     for (const p of scored.places.filter((q) => q.index >= from)) {
-      if (run.length > 0 && p.index > run[run.length - 1]!.index + 8) break;
+      if (run.length > 0 && p.index > run[run.length - 1]!.index + CODE_GAP_TOKENS) break;
       run.push(p);
     }
     if (run.length === 0) break;
