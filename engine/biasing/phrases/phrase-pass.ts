@@ -39,6 +39,13 @@ const SPLICES_SCORED = 3;
 /** Tokens of the first pass drafted ahead of the proposal (decodeLoop's draft): it repeats most of them. */
 const DRAFT_TOKENS = 16;
 
+/**
+ * A proposal's most tokens: PROPOSAL_LENGTH times the first pass's and PROPOSAL_EXTRA_TOKENS more. A name
+ * may take more tokens than what it replaces, but a prompted pass that lists names past the speech stops.
+ */
+const PROPOSAL_LENGTH = 1.5;
+const PROPOSAL_EXTRA_TOKENS = 8;
+
 /** The least share of the first pass's text a proposal keeps: one that writes a name and stops looks likelier. */
 const MIN_TEXT_KEPT = 0.6;
 
@@ -190,8 +197,7 @@ async function proposal(
   const promptIds = [...(opts.promptIds ?? []), ...phrasePrompt(vocab, [...candidates].reverse()).ids];
   const bias = createBiasProcessor(vocab, candidates, plan.strength);
   const until = settledProposal(vocab, first, words, sameSound);
-  // a name may take more tokens than what it replaces, but a prompted pass that lists names past the speech is stopped
-  const f = model.framing(encoded, { ...opts, promptIds, maxTokens: Math.ceil(first.tokens.length * 1.5) + 8 });
+  const f = model.framing(encoded, { ...opts, promptIds, maxTokens: Math.ceil(first.tokens.length * PROPOSAL_LENGTH) + PROPOSAL_EXTRA_TOKENS });
   // the first pass's tokens before the word ahead of its first unsure word are forced, in one decoder run:
   // every candidate sounds like words from there on (a same-sounding phrase may be anywhere: none forced)
   const prefix = first.tokens.slice(0, sameSound ? 0 : forcedUntil(words));
