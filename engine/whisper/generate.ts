@@ -93,6 +93,19 @@ export async function generatePass(model: WhisperModel, encoded: EncodedWindow, 
 }
 
 /**
+ * `first` with its tokens replaced by a mended pass's (biasing's second looks), its alignment rows (when
+ * wanted) from one teacher-forced run without any phrase prompt, as the tokens were scored.
+ */
+export async function rewrittenPass(model: WhisperModel, encoded: EncodedWindow, opts: Omit<GenerateOptions, 'temperature'>, first: Generation, tokens: GeneratedToken[]): Promise<Generation> {
+  const rewritten = { ...first, tokens, avgLogprob: tokens.reduce((a, t) => a + t.logprob, 0) / Math.max(1, tokens.length), looped: false, attention: null };
+  if (!opts.wantAttention) return rewritten;
+  opts.checkpoint?.();
+  const f = model.framing(encoded, opts);
+  const ids = tokens.map((t) => t.id);
+  return { ...rewritten, attention: await model.attentionRows(encoded, f.prompt, ids, endedWithEot(ids, model.vocab, f)) };
+}
+
+/**
  * A draft for decodeLoop from an earlier pass of the same window (prompt lookup): the `length` tokens
  * that follow, in `pass`, the place where the loop's last two tokens appear; of several such places, the
  * one nearest where the last match says the loop stands in `pass` (a pass that mends a few words

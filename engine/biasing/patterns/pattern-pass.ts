@@ -3,7 +3,7 @@ import type { DecodeOptions } from '../../decoding/fallback';
 import { logSumExp, type LogitsProcessor } from '../../whisper/logits';
 import type { WhisperVocabulary } from '../../whisper/tokenizer';
 import type { EncodedWindow, WhisperModel } from '../../whisper/model';
-import { beamLoop, endedWithEot, passProcessors, processedRow, rowAt, type GeneratedToken, type Generation } from '../../whisper/generate';
+import { beamLoop, passProcessors, processedRow, rewrittenPass, rowAt, type GeneratedToken, type Generation } from '../../whisper/generate';
 import { spokenCodes, tokenTable, writtenCodes, type CodeForm, type CodeState } from './code-forms';
 import { passWordPlaces } from '../../postprocess/words';
 import { matcherFor, type PatternMatcher } from './pattern-matcher';
@@ -308,7 +308,7 @@ export async function decodeWithPatterns(
     }
   }
   if (!changed) return first;
-  return finish(model, encoded, opts, f, first, tokens);
+  return rewrittenPass(model, encoded, opts, first, tokens);
 }
 
 /** Whether `pass` ends no more than REACH_SLACK timestamp steps before `before` does. */
@@ -324,28 +324,4 @@ function reaches(pass: readonly GeneratedToken[], before: readonly GeneratedToke
 function outranks(a: { pass: Pass; logprob: number }, b: { pass: Pass; logprob: number }): boolean {
   if (a.pass.heardRepeat !== b.pass.heardRepeat) return a.pass.heardRepeat;
   return a.logprob > b.logprob;
-}
-
-async function finish(
-  model: WhisperModel,
-  encoded: EncodedWindow,
-  opts: DecodeOptions,
-  f: Framing,
-  first: Generation,
-  tokens: GeneratedToken[],
-): Promise<Generation> {
-  let attention: Float32Array[] | null = null;
-  if (opts.wantAttention) {
-    opts.checkpoint?.();
-    const ids = tokens.map((t) => t.id);
-    attention = await model.attentionRows(encoded, f.prompt, ids, endedWithEot(ids, model.vocab, f));
-  }
-  return {
-    tokens,
-    avgLogprob: tokens.reduce((a, t) => a + t.logprob, 0) / Math.max(1, tokens.length),
-    noSpeechProb: first.noSpeechProb,
-    temperature: first.temperature,
-    looped: first.looped && tokens === first.tokens,
-    attention,
-  };
 }

@@ -1,6 +1,6 @@
 import { isSilence, type DecodeOptions } from '../../decoding/fallback';
 import type { EncodedWindow, WhisperModel } from '../../whisper/model';
-import { decodeLoop, endedWithEot, passDraft, passProcessors, passStops, repeatsTail, type Generation } from '../../whisper/generate';
+import { decodeLoop, passDraft, passProcessors, passStops, repeatsTail, rewrittenPass, type Generation } from '../../whisper/generate';
 import { PARAM_LIMITS } from '../../../src/api/params';
 import { DEFAULT_BIAS_STRENGTH } from '../../protocol';
 import { createBiasProcessor } from './processor';
@@ -159,12 +159,7 @@ export async function decodeWithPhrases(
   }
   if (!best) return first;
   const won: Weighed = best;
-  const tokens = won.ids.map((id, i) => ({ id, logprob: won.logprobs[i]! }));
-  const kept: Generation = { ...first, tokens, avgLogprob: sum(won.logprobs) / won.logprobs.length, looped: false, attention: null };
-  if (!opts.wantAttention) return kept;
-  // aligned as it was scored: without the phrase prompt
-  const f = model.framing(encoded, opts);
-  return { ...kept, attention: await model.attentionRows(encoded, f.prompt, won.ids, endedWithEot(won.ids, vocab, f)) };
+  return rewrittenPass(model, encoded, opts, first, won.ids.map((id, i) => ({ id, logprob: won.logprobs[i]! })));
 }
 
 interface Weighed {
