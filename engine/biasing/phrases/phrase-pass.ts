@@ -3,7 +3,7 @@ import type { EncodedWindow, WhisperModel } from '../../whisper/model';
 import { decodeLoop, passDraft, passProcessors, passStops, repeatsTail, rewrittenPass, type Generation } from '../../whisper/generate';
 import { PARAM_LIMITS } from '../../../src/api/params';
 import { DEFAULT_BIAS_STRENGTH } from '../../protocol';
-import { createBiasProcessor } from './processor';
+import { biasProcessor } from './processor';
 import { MAX_PROMPT_PHRASES, phrasePrompt } from './prompt';
 import { hunks, nearPlaces, normalized, occurrences, phrasesGained, withHunks, type Hunk, type NearPlaces, type ScoredIds } from './hunks';
 import { rankPhrases } from './shortlist';
@@ -190,7 +190,7 @@ async function proposal(
   const vocab = model.vocab;
   // the likeliest last: nearest the transcript it steers
   const promptIds = [...(opts.promptIds ?? []), ...phrasePrompt(vocab, [...candidates].reverse()).ids];
-  const bias = createBiasProcessor(vocab, candidates, plan.strength);
+  const bias = biasProcessor(vocab, candidates, plan.strength);
   const until = settledProposal(vocab, first, words, sameSound);
   const f = model.framing(encoded, { ...opts, promptIds, maxTokens: Math.ceil(first.tokens.length * PROPOSAL_LENGTH) + PROPOSAL_EXTRA_TOKENS });
   // the first pass's tokens before the word ahead of its first unsure word are forced, in one decoder run:
@@ -199,7 +199,7 @@ async function proposal(
   opts.checkpoint?.();
   const start = await model.startAfter(encoded, { language: opts.language, promptIds }, ids(prefix));
   const result = await decodeLoop(model, encoded, { ...start, attention: null, tokens: prefix }, {
-    processors: passProcessors(vocab, f.maxTsIndex, { processors: [...(opts.processors ?? []), (logits: Float32Array, generated: readonly number[]) => bias.adjustLogits(logits, generated)] }),
+    processors: passProcessors(vocab, f.maxTsIndex, { processors: [...(opts.processors ?? []), ...(bias ? [bias] : [])] }),
     stops: passStops(vocab, f.maxTsIndex, { loops: recites(vocab, candidates), loopRepeats: proposalLoopRepeats(vocab, first), ...(until ? { until } : {}) }),
     maxTokens: f.maxTokens,
     temperature: 0,

@@ -1,29 +1,68 @@
 import { recentLists } from './recent-lists';
+import type { LogitsProcessor } from '../../whisper/logits';
 import { buildPhraseTrie, type BiasVocabulary, type TokenTrie } from './trie';
 
 /** Logit boost per phrase token at bias_strength 1, scaled linearly (about 2 at the default 0.45); see the tuning table. */
 export const TOKEN_BOOST = 4.5;
 
-/** Biasing state of a pass: one trie node, the root (0) when no phrase is partly matched. */
-type BiasState = number;
-const ROOT_STATE: BiasState = 0;
-
-/** Phrase biasing over token ids, for a greedy pass (generate()'s adjustLogits hook). */
-export interface BiasProcessor {
-  /** Whether it changes anything (no phrases, or strength 0, make it a no-op). */
-  readonly active: boolean;
-  /** generate()'s hook: adjusts one rule-masked logits row in place for the pass so far, `generated`. */
-  adjustLogits(logits: Float32Array, generated: readonly number[]): void;
-}
+/** The trie's root: no phrase partly matched. */
+const ROOT = 0;
 
 /**
- * Contextual biasing in the decoder: tokens that extend a phrase gain `boost`, a pass that abandons a
- * partial match gives back what it gained, and a completed phrase keeps its gain. In one logits row this
- * is relative: the extending tokens gain `boost × (open depth + 1)` over every other token.
+ * Contextual biasing in the decoder, as one of decodeLoop's logits processors: tokens that extend a
+ * phrase gain `strength × TOKEN_BOOST`, a pass that abandons a partial match gives back what it gained,
+ * and a completed phrase keeps its gain. In one row this is relative: the extending tokens gain
+ * `boost × (open depth + 1)` over every other token. Null where it would change nothing (strength 0, no
+ * phrases). It follows a greedy pass a token per step and replays any other history.
  */
-export function createBiasProcessor(vocab: BiasVocabulary, phrases: readonly string[], strength: number): BiasProcessor {
+export function biasProcessor(vocab: BiasVocabulary, phrases: readonly string[], strength: number): LogitsProcessor | null {
   const boost = Math.max(0, strength) * TOKEN_BOOST;
-  return new TrieBiasProcessor(vocab, phraseTrie(vocab, boost > 0 ? phrases : []), boost);
+  if (!(boost > 0)) return null;
+  const { trie, spaced, glued, gluedSet } = phraseTrie(vocab, phrases);
+  if (spaced.length + glued.length === 0) return null;
+  const endsInWord = new Map<number, boolean>();
+  const children = new Map<number, Int32Array>();
+  // a spelling without a leading space starts only where no word runs on ("(ComfyUI", not "theComfyUI")
+  const mayGlue = (previous: number | undefined): boolean => {
+    if (previous === undefined || previous >= vocab.eot) return true;
+    let word = endsInWord.get(previous);
+    if (word === undefined) endsInWord.set(previous, (word = /[\p{L}\p{N}]$/u.test(vocab.decode([previous]))));
+    return !word;
+  };
+  // a completed phrase that nothing longer extends returns to the root (its gain is kept)
+  const settle = (node: number) => (trie.isEnd(node) && !trie.hasChildren(node) ? ROOT : node);
+  const advance = (node: number, token: number, previous: number | undefined): number => {
+    const startsHere = !gluedSet.has(token) || mayGlue(previous);
+    const next = node === ROOT && !startsHere ? -1 : trie.child(node, token);
+    if (next >= 0) return settle(next);
+    const fresh = startsHere ? trie.child(ROOT, token) : -1;
+    return fresh >= 0 ? settle(fresh) : ROOT;
+  };
+  let seen: number[] = [];
+  let node = ROOT;
+  return (logits, generated) => {
+    const n = generated.length;
+    if (n === seen.length + 1 && sharesPrefix(seen, generated, seen.length)) node = advance(node, generated[n - 1]!, generated[n - 2]);
+    else if (n !== seen.length || !sharesPrefix(seen, generated, n)) node = generated.reduce((s, t, i) => advance(s, t, generated[i - 1]), ROOT);
+    seen = generated.slice();
+    let extend: Int32Array | null = null;
+    if (node !== ROOT) {
+      extend = children.get(node) ?? trie.childTokens(node);
+      children.set(node, extend);
+    }
+    const bump = (tokens: Int32Array, amount: number, skipExtending: boolean) => {
+      for (const t of tokens) {
+        if (t >= logits.length) continue;
+        // an extending token gets the larger continuation boost instead
+        if (skipExtending && extend && trie.child(node, t) >= 0) continue;
+        logits[t] = logits[t]! + amount;
+      }
+    };
+    bump(spaced, boost, true);
+    if (mayGlue(generated[n - 1])) bump(glued, boost, true);
+    // what abandoning the open match would give back: not the part a shorter phrase completed
+    if (extend) bump(extend, boost * (trie.depth(node) - trie.bankedDepth(node)) + boost, false);
+  };
 }
 
 /** A list's trie, and the tokens that start a phrase with and without a leading space. */
@@ -48,106 +87,6 @@ function phraseTrie(vocab: BiasVocabulary, phrases: readonly string[]): PhraseTr
     const gluedSet = new Set(starts.filter((t) => !vocab.decode([t]).startsWith(' ')));
     return { trie, spaced: Int32Array.from(starts.filter((t) => !gluedSet.has(t))), glued: Int32Array.from(gluedSet), gluedSet };
   });
-}
-
-class TrieBiasProcessor implements BiasProcessor {
-  readonly active: boolean;
-  private readonly trie: TokenTrie;
-  /** Per token id seen: whether its text ends in a letter or digit (a word runs on after it). */
-  private readonly endsInWord = new Map<number, boolean>();
-  private readonly childCache = new Map<number, Int32Array>();
-  /** The pass adjustLogits last saw, so a greedy pass advances one token per step. */
-  private seen: number[] = [];
-  private seenState: BiasState = ROOT_STATE;
-
-  constructor(
-    private readonly vocab: BiasVocabulary,
-    private readonly phrases: PhraseTrie,
-    /** Boost per extending token, in logit units (strength × TOKEN_BOOST). */
-    private readonly boost: number,
-  ) {
-    this.trie = phrases.trie;
-    this.active = boost > 0 && phrases.spaced.length + phrases.glued.length > 0;
-  }
-
-  adjustLogits(logits: Float32Array, generated: readonly number[]): void {
-    if (!this.active) return;
-    const state = this.track(generated);
-    const b = this.boost;
-    const n = logits.length;
-    const extend = state === ROOT_STATE ? null : this.childrenOf(state);
-    const open = state === ROOT_STATE ? 0 : this.openDepth(state);
-    const bump = (tokens: Int32Array, amount: number, skipExtending: boolean) => {
-      for (let i = 0; i < tokens.length; i++) {
-        const t = tokens[i]!;
-        if (t >= n) continue;
-        // an extending token gets the larger continuation boost instead
-        if (skipExtending && extend && this.trie.child(state, t) >= 0) continue;
-        logits[t] = logits[t]! + amount;
-      }
-    };
-    bump(this.phrases.spaced, b, true);
-    if (this.mayGlue(generated[generated.length - 1])) bump(this.phrases.glued, b, true);
-    if (extend) bump(extend, b * open + b, false);
-  }
-
-  /** The state after `token` (`previous` before it: a spelling without a leading space only starts after a non-word). */
-  private advance(state: BiasState, token: number, previous?: number): BiasState {
-    const startsHere = !this.phrases.gluedSet.has(token) || this.mayGlue(previous);
-    const next = state === ROOT_STATE && !startsHere ? -1 : this.trie.child(state, token);
-    if (next >= 0) return this.settle(next);
-    const fresh = startsHere ? this.trie.child(0, token) : -1;
-    return fresh >= 0 ? this.settle(fresh) : ROOT_STATE;
-  }
-
-  private wordRunsThrough(token: number): boolean {
-    let r = this.endsInWord.get(token);
-    if (r === undefined) {
-      r = /[\p{L}\p{N}]$/u.test(this.vocab.decode([token]));
-      this.endsInWord.set(token, r);
-    }
-    return r;
-  }
-
-  /** Whether a spelling without a leading space may start after `previous` (no word is running on). */
-  private mayGlue(previous: number | undefined): boolean {
-    return previous === undefined || previous >= this.vocab.eot || !this.wordRunsThrough(previous);
-  }
-
-  /** A completed phrase that nothing longer extends returns to the root (its gain is kept). */
-  private settle(node: number): BiasState {
-    return this.trie.isEnd(node) && !this.trie.hasChildren(node) ? ROOT_STATE : node;
-  }
-
-  /** Tokens of the open match that abandoning it would give back (not the part a shorter phrase completed). */
-  private openDepth(state: BiasState): number {
-    return this.trie.depth(state) - this.trie.bankedDepth(state);
-  }
-
-  private childrenOf(state: BiasState): Int32Array {
-    let c = this.childCache.get(state);
-    if (!c) {
-      c = this.trie.childTokens(state);
-      this.childCache.set(state, c);
-    }
-    return c;
-  }
-
-  private track(generated: readonly number[]): BiasState {
-    const seen = this.seen;
-    const n = generated.length;
-    if (n === seen.length && sharesPrefix(seen, generated, n)) return this.seenState;
-    if (n === seen.length + 1 && sharesPrefix(seen, generated, seen.length)) {
-      this.seenState = this.advance(this.seenState, generated[n - 1]!, generated[n - 2]);
-    } else {
-      // A new pass (temperature fallback, next window): replay it.
-      let s = ROOT_STATE;
-      generated.forEach((t, i) => (s = this.advance(s, t, generated[i - 1])));
-      this.seenState = s;
-    }
-    this.seen = generated.slice();
-    return this.seenState;
-  }
 }
 
 function sharesPrefix(a: readonly number[], b: readonly number[], length: number): boolean {
