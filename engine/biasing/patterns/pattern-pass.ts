@@ -58,7 +58,7 @@ async function scoreAndPlaces(
 ): Promise<Scored> {
   const v = model.vocab;
   const table = tokenTable(v);
-  const starts = candidateStarts(passWords(ids, v), patterns);
+  const starts = candidateStarts(transcriptWords(ids, v), patterns);
   const targets = [...ids.map((t) => t.id), v.eot];
   let logprob = 0;
   const places: Place[] = [];
@@ -76,8 +76,14 @@ async function scoreAndPlaces(
   return { logprob, places: places.filter((p) => p.gap <= START_MARGIN) };
 }
 
-/** The pass's words as the transcript will have them (words.ts), each at the index of its first token. */
-function passWords(ids: readonly GeneratedToken[], v: WhisperVocabulary): Array<{ index: number; text: string }> {
+/** A word of the pass, punctuation included, at the index of its first token. */
+interface Word {
+  index: number;
+  text: string;
+}
+
+/** The pass's words as the transcript will have them (words.ts), as the text rewrite will read them. */
+function transcriptWords(ids: readonly GeneratedToken[], v: WhisperVocabulary): Word[] {
   return passWordPlaces(ids, v).map((w) => ({ index: w.all[0]!, text: v.decode(w.all.map((i) => ids[i]!.id)).trim() }));
 }
 
@@ -85,7 +91,7 @@ function passWords(ids: readonly GeneratedToken[], v: WhisperVocabulary): Array<
  * Token indices of words that may begin a code, with Place.coveredBy: the first word of a code the text
  * rewrite reads, and a word with code material at most LOOKAHEAD_WORDS words on ("ticket decay 831-2").
  */
-function candidateStarts(words: ReadonlyArray<{ index: number; text: string }>, patterns: readonly CompiledPattern[]): Map<number, ReadonlySet<number> | null> {
+function candidateStarts(words: readonly Word[], patterns: readonly CompiledPattern[]): Map<number, ReadonlySet<number> | null> {
   const texts = words.map((w) => w.text);
   const covered = new Set<number>();
   const starts = new Map<number, ReadonlySet<number> | null>();

@@ -42,9 +42,13 @@ export function biasProcessor(vocab: BiasVocabulary, phrases: readonly string[],
   let node = ROOT;
   return (logits, generated) => {
     const n = generated.length;
-    if (n === seen.length + 1 && sharesPrefix(seen, generated, seen.length)) node = advance(node, generated[n - 1]!, generated[n - 2]);
-    else if (n !== seen.length || !sharesPrefix(seen, generated, n)) node = generated.reduce((s, t, i) => advance(s, t, generated[i - 1]), ROOT);
-    seen = generated.slice();
+    if (n === seen.length + 1 && sharesPrefix(seen, generated, seen.length)) {
+      node = advance(node, generated[n - 1]!, generated[n - 2]);
+      seen = generated.slice();
+    } else if (n !== seen.length || !sharesPrefix(seen, generated, n)) {
+      node = generated.reduce((s, t, i) => advance(s, t, generated[i - 1]), ROOT);
+      seen = generated.slice();
+    }
     let extend: Int32Array | null = null;
     if (node !== ROOT) {
       extend = children.get(node) ?? trie.childTokens(node);
