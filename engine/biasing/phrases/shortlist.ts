@@ -1,4 +1,4 @@
-import { distance } from 'fastest-levenshtein';
+import { prefixDistances } from './prefix-distances';
 import { recentLists } from './recent-lists';
 
 /**
@@ -81,40 +81,47 @@ const span = (p: KeyedPhrase) => p.words + SPAN_EXTRA_WORDS;
 /** The longest run of words a phrase is matched against, in letters of sound key. */
 const reach = (p: KeyedPhrase) => p.key.length * REACH_PER_LETTER + REACH_LETTERS;
 
-/** A run of words: words [start, end), how many, and their keys run together. */
-interface WordRun {
-  start: number;
-  end: number;
-  words: number;
+/** The runs of words from one start: their keys run together, and where each run's key ends in it (run k: k + 1 words). */
+interface RunsFrom {
   key: string;
+  ends: number[];
 }
 
-/** Every run of up to `maxWords` words and `maxLength` letters, by start then end; a word without letters ("|") ends runs. */
-function wordRuns(words: readonly string[], maxWords: number, maxLength: number): WordRun[] {
-  const runs: WordRun[] = [];
-  for (let i = 0; i < words.length; i++) {
+/** From each word, the runs of up to `maxWords` words and `maxLength` letters; a word without letters ("|") ends runs. */
+function wordRuns(words: readonly string[], maxWords: number, maxLength: number): RunsFrom[] {
+  return words.map((_, i) => {
     let key = '';
+    const ends: number[] = [];
     for (let j = i; j < words.length && words[j]; j++) {
       key += words[j];
       if (j - i + 1 > maxWords || key.length > maxLength) break;
-      runs.push({ start: i, end: j + 1, words: j - i + 1, key });
+      ends.push(key.length);
     }
-  }
-  return runs;
+    return { key, ends };
+  });
 }
 
-/** The run within `p`'s span and reach that sounds most like it; exact if at least `floor` alike (others are not measured). */
-function bestRun(p: KeyedPhrase, runs: readonly WordRun[], floor = 0): SoundMatch {
+/**
+ * The run within `p`'s span and reach that sounds most like it, the first of equally alike runs (by start,
+ * then end); exact if at least `floor` alike (others are not measured).
+ */
+function bestRun(p: KeyedPhrase, runs: readonly RunsFrom[], floor = 0): SoundMatch {
   const best: SoundMatch = { sim: 0, start: 0, end: 0 };
-  const [most, longest] = [span(p), reach(p)];
-  for (const run of runs) {
-    if (run.words > most || run.key.length > longest) continue;
-    const longer = Math.max(p.key.length, run.key.length);
-    // keys are at least their difference in length apart
-    const bound = 1 - Math.abs(p.key.length - run.key.length) / longer;
-    if (bound < floor || bound <= best.sim) continue;
-    const sim = 1 - distance(p.key, run.key) / longer;
-    if (sim > best.sim) Object.assign(best, { sim, start: run.start, end: run.end });
+  const [most, longest, own] = [span(p), reach(p), p.key.length];
+  // keys are at least their difference in length apart: how alike a run of `length` letters can be
+  const bound = (length: number) => 1 - Math.abs(own - length) / Math.max(own, length);
+  const distances = prefixDistances(p.key);
+  for (let start = 0; start < runs.length; start++) {
+    const { key, ends } = runs[start]!;
+    let last = -1;
+    for (let k = 0; k < Math.min(ends.length, most) && ends[k]! <= longest; k++) if (bound(ends[k]!) >= Math.max(floor, best.sim)) last = k;
+    if (last < 0) continue;
+    const d = distances(key, ends[last]!);
+    for (let k = 0; k <= last; k++) {
+      const length = ends[k]!;
+      const sim = 1 - d[length - 1]! / Math.max(own, length);
+      if (bound(length) >= floor && sim > best.sim) Object.assign(best, { sim, start, end: start + k + 1 });
+    }
   }
   return best;
 }
