@@ -27,6 +27,15 @@ export function madeUpPhrases(count: number, seed = 7): string[] {
   return [...out];
 }
 
+/**
+ * `count` longer phrases (product names, titles): made-up names run together, `least` to `most` a
+ * phrase in turn, cut at a phrase's limit of 100 characters. Deterministic.
+ */
+export function madeUpLongPhrases(count: number, [least, most]: readonly [number, number], seed = 11): string[] {
+  const names = madeUpPhrases(count * most, seed);
+  return Array.from({ length: count }, (_, i) => names.slice(i * most, i * most + least + (i % (most - least + 1))).join(' ').slice(0, 100));
+}
+
 let vocabularyWords: Set<string> | null = null;
 
 /**

@@ -11,16 +11,10 @@ import { it } from 'vitest';
 import { EVAL_DIR } from '../../config/paths';
 import { rankPhrases } from '../../engine/biasing/phrases/shortlist';
 import { MAX_PROMPT_PHRASES } from '../../engine/biasing/phrases/prompt';
-import { madeUpPhrases } from './phrase-list';
+import { madeUpLongPhrases } from './phrase-list';
 
 const WINDOW_WORDS = 80;
 const SHAPES: Record<string, [number, number]> = { 'names (1-2 words)': [1, 2], 'products (3-6 words)': [3, 6], 'titles (8-14 words)': [8, 14] };
-
-/** `count` phrases of `words` made-up names each, up to 100 characters (a phrase's limit). */
-function phrases(count: number, [least, most]: [number, number]): string[] {
-  const names = madeUpPhrases(count * most, 11);
-  return Array.from({ length: count }, (_, i) => names.slice(i * most, i * most + least + (i % (most - least + 1))).join(' ').slice(0, 100));
-}
 
 it('shortlist cost, 250 against 10,000 phrases', () => {
   const manifest = JSON.parse(readFileSync(join(process.env.STS_EVAL_DIR ? EVAL_DIR : join(EVAL_DIR, '../dev'), 'en/manifest.json'), 'utf8')) as Array<{ text: string }>;
@@ -30,7 +24,7 @@ it('shortlist cost, 250 against 10,000 phrases', () => {
   const lines = [`${windows.length} windows of ${WINDOW_WORDS} words, every word unsure`, 'phrases | 250: ms per window | 10,000: ms per window | ratio'];
   for (const [name, shape] of Object.entries(SHAPES)) {
     const ms: number[] = [];
-    for (const list of [phrases(250, shape), phrases(10_000, shape)]) {
+    for (const list of [madeUpLongPhrases(250, shape), madeUpLongPhrases(10_000, shape)]) {
       rankPhrases('warm up', list, 0.4, MAX_PROMPT_PHRASES); // keys the list once, as a worker does
       const start = performance.now();
       for (const text of windows) rankPhrases(text, list, 0.4, MAX_PROMPT_PHRASES);
