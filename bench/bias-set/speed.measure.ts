@@ -29,7 +29,7 @@ it('decoding cost with 10,000 phrases', async () => {
   const beams = BEAMS[(process.env.DECODING as Decoding | undefined) ?? defaultDecoding(modelName as ModelName)];
   const biased = (encoded: Parameters<typeof decodeWithPhrases>[1], opts: Parameters<typeof decodeWithPhrases>[2], first: Parameters<typeof decodeWithPhrases>[3], phrases: string[]) =>
     decodeWithPhrases(model, encoded, opts, first, phrases, plan);
-  const words = process.env.WORDS?.split('-').map(Number);
+  const words = process.env.WORDS ? process.env.WORDS.split('-').map(Number) : undefined;
   if (words && !(words.length === 2 && words.every((n) => Number.isInteger(n) && n >= 1) && words[0]! <= words[1]!)) throw new Error(`WORDS must be least-most, not ${process.env.WORDS}`);
   const many = ['ComfyUI', ...(words ? madeUpLongPhrases(9_999, words as [number, number]) : madeUpPhrases(9_999))];
   const draws = Number(process.env.DRAWS ?? 1);
