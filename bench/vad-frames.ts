@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EVAL_DIR, ROOT } from '../config/paths';
+import { DEV_DIR, ROOT } from '../config/paths';
 import { SileroVad, VAD_MODEL_PATH } from '../engine/vad/silero';
 import { nodeOrt, readAudio } from './bias-set/node-model';
 import { parseRunnerOptions, splitList } from './lib/args';
@@ -21,7 +21,7 @@ const DEFAULT_CLIPS = ['en/voxpopuli-en-000.ogg', 'en/earnings22_1_4482311_3_62.
 export async function runVadFrames(argv: string[]): Promise<number> {
   const options = parseRunnerOptions(argv, ['data', 'clips', 'rounds'], USAGE);
   if (typeof options === 'number') return options;
-  const dir = options.has('data') ? useEvalDir(options.get('data')!) : join(EVAL_DIR, '../dev');
+  const dir = options.has('data') ? useEvalDir(options.get('data')!) : DEV_DIR;
   const clips = options.has('clips') ? splitList(options.get('clips')!) : DEFAULT_CLIPS;
   const rounds = Number(options.get('rounds') ?? 2);
   const ort = nodeOrt(1);

@@ -12,7 +12,7 @@
 import { readFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
-import { EVAL_DIR, ROOT } from '../config/paths';
+import { DEV_DIR, EVAL_DIR, ROOT } from '../config/paths';
 import { LEVEL_DEFAULTS, type LevelOptions } from '../engine/vad/level';
 import { SileroVad, VAD_MODEL_PATH } from '../engine/vad/silero';
 import { SPEECH_REGION_DEFAULTS, speechRegions } from '../engine/vad/windows';
@@ -22,7 +22,6 @@ import { isExactReference, loadClips } from './lib/manifest';
 import { parseRttm } from './score/der';
 
 const USAGE = 'node bench/vad-level.mjs [--sweep]';
-const DEV_DIR = join(EVAL_DIR, '../dev');
 const STEP = 160; // 10 ms
 const LEVEL_SWEEP: Partial<LevelOptions>[] = [
   { targetPeak: 0.25 },

@@ -5,6 +5,8 @@ import { SEGMENTATION_MODEL_PATH, SEGMENTATION_MODEL_SHA256 } from './shared-mod
 export const ROOT = resolve(import.meta.dirname, '..');
 /** Evaluation recordings laid out like ../shared/eval; override with STS_EVAL_DIR. */
 export const EVAL_DIR = resolve(ROOT, process.env.STS_EVAL_DIR ?? '../shared/eval');
+/** The development split beside it (../shared/dev). */
+export const DEV_DIR = resolve(EVAL_DIR, '../dev');
 /** Speaker-labelled LibriSpeech clips; override with STS_SPEAKERS_DIR. */
 export const SPEAKERS_DIR = resolve(ROOT, process.env.STS_SPEAKERS_DIR ?? '../shared/speakers');
 /** Audio fixtures that tests generate with ffmpeg/sox at test time (gitignored). */

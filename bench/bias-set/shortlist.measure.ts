@@ -1,14 +1,13 @@
 /**
  * Cost of the phrase shortlist (shortlist.ts rankPhrases) as a list grows from 250 to 10,000 phrases and
  * its phrases from names to titles, with no model: windows of about 80 words (30 s of speech) cut from the
- * references of ../shared/dev/en (STS_EVAL_DIR's en/), every word taken as unsure (the most the shortlist reads).
+ * references of ../shared/dev/en, every word taken as unsure (the most the shortlist reads).
  * Phrases are the bench's made-up names, run together into phrases of 1-2, 3-6 and 8-14 words.
  * Env: WINDOWS (default 20). `npx vitest run -c bench/bias-set/vitest.config.ts bench/bias-set/shortlist.measure.ts`
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { it } from 'vitest';
-import { EVAL_DIR } from '../../config/paths';
+import { DEV_DIR } from '../../config/paths';
+import { loadClips } from '../lib/manifest';
 import { rankPhrases } from '../../engine/biasing/phrases/shortlist';
 import { MAX_PROMPT_PHRASES } from '../../engine/biasing/phrases/prompt';
 import { madeUpLongPhrases } from './phrase-list';
@@ -17,8 +16,7 @@ const WINDOW_WORDS = 80;
 const SHAPES: Record<string, [number, number]> = { 'names (1-2 words)': [1, 2], 'products (3-6 words)': [3, 6], 'titles (8-14 words)': [8, 14] };
 
 it('shortlist cost, 250 against 10,000 phrases', () => {
-  const manifest = JSON.parse(readFileSync(join(process.env.STS_EVAL_DIR ? EVAL_DIR : join(EVAL_DIR, '../dev'), 'en/manifest.json'), 'utf8')) as Array<{ text: string }>;
-  const words = manifest.flatMap((m) => m.text.split(/\s+/).filter(Boolean));
+  const words = loadClips(DEV_DIR, ['en']).flatMap((c) => (c.text ?? '').split(/\s+/).filter(Boolean));
   const count = Number(process.env.WINDOWS ?? 20);
   const windows = Array.from({ length: Math.min(count, Math.floor(words.length / WINDOW_WORDS)) }, (_, w) => words.slice(w * WINDOW_WORDS, (w + 1) * WINDOW_WORDS).join(' '));
   const lines = [`${windows.length} windows of ${WINDOW_WORDS} words, every word unsure`, 'phrases | 250: ms per window | 10,000: ms per window | ratio'];

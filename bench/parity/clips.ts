@@ -3,10 +3,10 @@
  * most 30 s so one full window holds it, in file-name order.
  */
 import { resolve } from 'node:path';
-import { EVAL_DIR } from '../../config/paths';
+import { DEV_DIR, EVAL_DIR } from '../../config/paths';
 import { isExactReference, loadClips, type Clip } from '../lib/manifest';
 
-export const PARITY_SETS = { eval: EVAL_DIR, dev: resolve(EVAL_DIR, '../dev') } as const;
+export const PARITY_SETS = { eval: EVAL_DIR, dev: DEV_DIR } as const;
 export type ParitySet = keyof typeof PARITY_SETS;
 
 export interface ParityClip {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seeded } from '../../engine/decoding/seeded-random';
 import { prefixDistances } from '../../engine/biasing/phrases/prefix-distances';
 
 /** The textbook dynamic programme: the last row of D[i][j], the distance of `a` to each prefix of `b`. */
@@ -14,14 +15,9 @@ function reference(a: string, b: string): number[] {
   return last;
 }
 
-function random(seed: number): () => number {
-  let s = seed;
-  return () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
-}
-
 describe('prefixDistances (Myers bit-vector, blocks of 32)', () => {
   it('gives the Levenshtein distance to every prefix, across block edges and for characters beyond ASCII', () => {
-    const r = random(11);
+    const r = seeded(11);
     const alphabets = ['ab', 'abcdefghijklmnopqrstuvwxyz0123456789', 'aéß€𝄞'];
     for (let t = 0; t < 300; t++) {
       const alphabet = [...alphabets[t % alphabets.length]!];

@@ -13,9 +13,13 @@ export function prefixDistances(pattern: string): (text: string, length: number)
   const other = new Map<number, Int32Array>();
   for (let i = 0; i < m; i++) {
     const c = pattern.charCodeAt(i);
-    const at = (i >> 5) + (c < 128 ? c * blocks : 0);
-    if (c >= 128 && !other.has(c)) other.set(c, new Int32Array(blocks));
-    (c < 128 ? ascii : other.get(c)!)[at]! |= 1 << (i & 31);
+    const bit = 1 << (i & 31);
+    if (c < 128) {
+      ascii[c * blocks + (i >> 5)]! |= bit;
+    } else {
+      if (!other.has(c)) other.set(c, new Int32Array(blocks));
+      other.get(c)![i >> 5]! |= bit;
+    }
   }
   const none = new Int32Array(blocks);
   // each block's vertical deltas of +1 and of -1 in the current column
@@ -30,7 +34,8 @@ export function prefixDistances(pattern: string): (text: string, length: number)
     let score = m;
     for (let j = 0; j < length; j++) {
       const c = text.charCodeAt(j);
-      const [masks, base] = c < 128 ? [ascii, c * blocks] : [other.get(c) ?? none, 0];
+      const masks = c < 128 ? ascii : (other.get(c) ?? none);
+      const base = c < 128 ? c * blocks : 0;
       // the row above the pattern is D[0][j] = j: every column adds one
       let carry = 1;
       for (let b = 0; b < blocks; b++) {
