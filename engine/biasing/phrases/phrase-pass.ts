@@ -31,7 +31,7 @@ export const UNSURE = -0.6;
  * How alike (soundMatch) unsure words must sound to a phrase for it to be a candidate. Flite set: names
  * were proposed over look-alikes ≥ 0.43, the one proposed into unrelated speech over 0.33.
  */
-const CANDIDATE_MIN_SIM = 0.4;
+export const CANDIDATE_MIN_SIM = 0.4;
 
 /** Splices scored per window, the most alike first: each is a teacher-forced decoder run. */
 const SPLICES_SCORED = 3;
