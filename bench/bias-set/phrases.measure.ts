@@ -8,6 +8,8 @@
  * LIST=10000 for a list of that many phrases (default 250: the set's terms, then made-up names).
  * SET=real: the real-speech set instead (real-speech.json, from real-terms.mjs: rare words of ../shared/eval/en and
  * ../shared/dev/en that Whisper missed unbiased); HALF=tune|report counts only that half's terms (the list holds both).
+ * TERM_WORDS=3-5 (SET=real): each term listed as the 3, 4, 5, 3 ... words of its reference around it ("wild
+ * huntsman of german"), the made-up distractors run together to as many words: multi-word terms of real speech.
  * DECODING=fast|accurate: the unbiased pass's beams (default: the engine's for the model, src/transcriber.ts).
  * ENGINE=1: each condition is a whole request to the worker's Engine in Node (bench/lib/node-engine.ts), as
  * a user's is: its encoder windows (fitted, with the full-window retry), seek and every window of a longer
@@ -22,12 +24,12 @@ import { EVAL_DIR } from '../../config/paths';
 import { decodeWindow } from '../../engine/decoding/fallback';
 import { BEAMS } from '../../engine/decoding/steering';
 import { biasPlan, decodeWithPhrases } from '../../engine/biasing/phrases/phrase-pass';
-import { occurrences } from '../../engine/biasing/phrases/hunks';
+import { normalized, occurrences } from '../../engine/biasing/phrases/hunks';
 import { createScorer, errorRate, type ClipErrors } from '../score/error-rate';
 import { generateBiasSet } from './generate.mjs';
 import { falseInsertions, heardSeconds, unrelatedRecordings, windowReference } from './unrelated-recordings';
 import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
-import { madeUpPhrases } from './phrase-list';
+import { madeUpLongPhrases, madeUpPhrases } from './phrase-list';
 import { log } from './progress-log';
 import { startNodeEngine } from '../lib/node-engine';
 import { defaultDecoding, SAMPLE_RATE, type Decoding, type ModelName } from '../../engine/protocol';
@@ -55,7 +57,32 @@ function realSpeechSet(half: string | undefined): { dir: string; clips: Clip[]; 
     speaker: 'real',
     must_contain: c.terms.filter((t) => !half || t.half === half).map((t) => t.term),
   }));
-  return { dir: dirname(EVAL_DIR), clips, phrases: set.clips.flatMap((c) => c.terms.map((t) => t.term)) };
+  const words = termWords();
+  if (!words) return { dir: dirname(EVAL_DIR), clips, phrases: set.clips.flatMap((c) => c.terms.map((t) => t.term)) };
+  // each term as the run of words around it in the reference, a phrase of TERM_WORDS words in turn
+  let n = 0;
+  const phraseOf = (text: string, term: string) => termInContext(text, term, words[0] + (n++ % (words[1] - words[0] + 1)));
+  const long = set.clips.map((c) => c.terms.map((t) => ({ ...t, term: phraseOf(c.text, t.term) })));
+  return {
+    dir: dirname(EVAL_DIR),
+    clips: clips.map((c, i) => ({ ...c, must_contain: long[i]!.filter((t) => !half || t.half === half).map((t) => t.term) })),
+    phrases: long.flat().map((t) => t.term),
+  };
+}
+
+/** TERM_WORDS=least-most (SET=real): each term listed as the words around it, product-name length. */
+function termWords(): [number, number] | null {
+  const m = /^(\d+)-(\d+)$/.exec(process.env.TERM_WORDS ?? '');
+  return m ? [Number(m[1]), Number(m[2])] : null;
+}
+
+/** The `count` words of `text` around `term`'s first occurrence, lower-cased but the term as listed. */
+function termInContext(text: string, term: string, count: number): string {
+  const words = text.split(/\s+/).map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '')).filter((w) => w !== '');
+  const at = words.findIndex((w) => normalized(w) === normalized(term));
+  if (at < 0) throw new Error(`"${term}" is not a word of "${text}"`);
+  const start = Math.max(0, Math.min(at - Math.floor((count - 1) / 2), words.length - count));
+  return words.slice(start, start + count).map((w, i) => (start + i === at ? term : w.toLowerCase())).join(' ');
 }
 
 /** The unbiased pass's decoding: the engine's default per model (defaultDecoding) unless DECODING says. */
@@ -71,7 +98,9 @@ it('phrase biasing: recall, WER, false insertions', async () => {
     (c) => c.kind !== 'code' && (!voices || !c.speaker.startsWith('flite-') || voices.includes(c.speaker.slice(6))) && (!only || only.test(c.file)),
   );
   const setPhrases = real ? real.phrases : [...new Set(clips.flatMap((c) => c.bias_phrases ?? []))];
-  const phrases = [...setPhrases, ...madeUpPhrases(Number(process.env.LIST ?? 250) - setPhrases.length)];
+  const fill = Number(process.env.LIST ?? 250) - setPhrases.length;
+  const long = real ? termWords() : null;
+  const phrases = [...setPhrases, ...(long ? madeUpLongPhrases(fill, long) : madeUpPhrases(fill))];
   const held = new Set(clips.map((c) => c.eval_path));
   const unrelated: Clip[] = process.env.EN !== '0' ? unrelatedRecordings(only).filter((c) => !held.has(join('..', 'eval', c.eval_path))) : [];
   const modelName = (process.env.MODEL ?? 'whisper-tiny') as ModelName;

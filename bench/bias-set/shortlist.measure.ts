@@ -10,7 +10,7 @@
 import { it } from 'vitest';
 import { DEV_DIR } from '../../config/paths';
 import { loadClips } from '../lib/manifest';
-import { rankPhrases } from '../../engine/biasing/phrases/shortlist';
+import { rankPhrases, soundKey, soundMatch } from '../../engine/biasing/phrases/shortlist';
 import { MAX_PROMPT_PHRASES } from '../../engine/biasing/phrases/prompt';
 import { CANDIDATE_MIN_SIM } from '../../engine/biasing/phrases/phrase-pass';
 import { madeUpLongPhrases } from './phrase-list';
@@ -43,12 +43,17 @@ it('shortlist cost, 250 against 10,000 phrases', () => {
 it('candidates by chance, 250 against 10,000 phrases', () => {
   const words = devWords();
   const stretches = Array.from({ length: Math.min(STRETCHES, Math.floor(words.length / STRETCH_WORDS)) }, (_, w) => words.slice(w * STRETCH_WORDS, (w + 1) * STRETCH_WORDS).join(' '));
-  const lines = [`${stretches.length} stretches of ${STRETCH_WORDS} words: stretches with a candidate (candidates per stretch)`, 'phrases | 250 | 10,000'];
+  const lines = [
+    `${stretches.length} stretches of ${STRETCH_WORDS} words: stretches with a candidate (candidates per stretch; the most alike phrase's similarity, 10th percentile / median / 90th / most, over the stretches)`,
+    'phrases | 250 | 10,000',
+  ];
   for (const [name, shape] of Object.entries(SHAPES)) {
     const cells = [250, 10_000].map((size) => {
       const list = madeUpLongPhrases(size, shape);
       const found = stretches.map((text) => rankPhrases(text, list, CANDIDATE_MIN_SIM, MAX_PROMPT_PHRASES).length);
-      return `${found.filter((n) => n > 0).length}/${stretches.length} (${(found.reduce((a, b) => a + b, 0) / stretches.length).toFixed(1)})`;
+      const best = stretches.map((text) => soundMatch(rankPhrases(text, list, 0, 1)[0]!, text.split(/\s+/).map(soundKey)).sim).sort((a, b) => a - b);
+      const at = (q: number) => best[Math.min(best.length - 1, Math.floor(q * best.length))]!.toFixed(2);
+      return `${found.filter((n) => n > 0).length}/${stretches.length} (${(found.reduce((a, b) => a + b, 0) / stretches.length).toFixed(1)}; ${at(0.1)} / ${at(0.5)} / ${at(0.9)} / ${best.at(-1)!.toFixed(2)})`;
     });
     lines.push(`${name} | ${cells.join(' | ')}`);
   }
