@@ -36,6 +36,15 @@ export function madeUpLongPhrases(count: number, [least, most]: readonly [number
   return Array.from({ length: count }, (_, i) => names.slice(i * most, i * most + least + (i % (most - least + 1))).join(' ').slice(0, 100));
 }
 
+/** The words a phrase may take, from an env variable `least-most` ("3-6"); null where unset or empty. */
+export function wordRange(name: string): [number, number] | null {
+  const value = process.env[name];
+  if (!value) return null;
+  const words = value.split('-').map(Number);
+  if (!(words.length === 2 && words.every((n) => Number.isInteger(n) && n >= 1) && words[0]! <= words[1]!)) throw new Error(`${name} must be least-most, not ${value}`);
+  return words as [number, number];
+}
+
 let vocabularyWords: Set<string> | null = null;
 
 /**

@@ -29,7 +29,7 @@ import { createScorer, errorRate, type ClipErrors } from '../score/error-rate';
 import { generateBiasSet } from './generate.mjs';
 import { falseInsertions, heardSeconds, unrelatedRecordings, windowReference } from './unrelated-recordings';
 import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
-import { madeUpLongPhrases, madeUpPhrases } from './phrase-list';
+import { madeUpLongPhrases, madeUpPhrases, wordRange } from './phrase-list';
 import { log } from './progress-log';
 import { startNodeEngine } from '../lib/node-engine';
 import { defaultDecoding, SAMPLE_RATE, type Decoding, type ModelName } from '../../engine/protocol';
@@ -44,36 +44,26 @@ interface Clip {
   must_contain?: string[];
 }
 
-/** The real-speech set as phrase clips: each clip's terms are what it must contain (HALF: only that half's). */
-function realSpeechSet(half: string | undefined): { dir: string; clips: Clip[]; phrases: string[] } {
+/**
+ * The real-speech set as phrase clips: each clip's terms are what it must contain (HALF: only that half's).
+ * With `words` (TERM_WORDS), each term is listed as the words around it in its reference, least to most in turn.
+ */
+function realSpeechSet(half: string | undefined, words: [number, number] | null): { dir: string; clips: Clip[]; phrases: string[] } {
   const set = JSON.parse(readFileSync('bench/bias-set/real-speech.json', 'utf8')) as {
     clips: { path: string; text: string; terms: { term: string; half: string }[] }[];
   };
-  const clips = set.clips.map((c) => ({
+  let n = 0;
+  const listed = (text: string, term: string) => (words ? termInContext(text, term, words[0] + (n++ % (words[1] - words[0] + 1))) : term);
+  const terms = set.clips.map((c) => c.terms.map((t) => ({ half: t.half, term: listed(c.text, t.term) })));
+  const clips = set.clips.map((c, i) => ({
     file: c.path,
     eval_path: join('..', c.path),
     text: c.text,
     kind: 'phrase',
     speaker: 'real',
-    must_contain: c.terms.filter((t) => !half || t.half === half).map((t) => t.term),
+    must_contain: terms[i]!.filter((t) => !half || t.half === half).map((t) => t.term),
   }));
-  const words = termWords();
-  if (!words) return { dir: dirname(EVAL_DIR), clips, phrases: set.clips.flatMap((c) => c.terms.map((t) => t.term)) };
-  // each term as the run of words around it in the reference, a phrase of TERM_WORDS words in turn
-  let n = 0;
-  const phraseOf = (text: string, term: string) => termInContext(text, term, words[0] + (n++ % (words[1] - words[0] + 1)));
-  const long = set.clips.map((c) => c.terms.map((t) => ({ ...t, term: phraseOf(c.text, t.term) })));
-  return {
-    dir: dirname(EVAL_DIR),
-    clips: clips.map((c, i) => ({ ...c, must_contain: long[i]!.filter((t) => !half || t.half === half).map((t) => t.term) })),
-    phrases: long.flat().map((t) => t.term),
-  };
-}
-
-/** TERM_WORDS=least-most (SET=real): each term listed as the words around it, product-name length. */
-function termWords(): [number, number] | null {
-  const m = /^(\d+)-(\d+)$/.exec(process.env.TERM_WORDS ?? '');
-  return m ? [Number(m[1]), Number(m[2])] : null;
+  return { dir: dirname(EVAL_DIR), clips, phrases: terms.flat().map((t) => t.term) };
 }
 
 /** The `count` words of `text` around `term`'s first occurrence, lower-cased but the term as listed. */
@@ -89,7 +79,9 @@ function termInContext(text: string, term: string, count: number): string {
 const firstPassDecoding = (model: ModelName) => (process.env.DECODING as Decoding | undefined) ?? defaultDecoding(model);
 
 it('phrase biasing: recall, WER, false insertions', async () => {
-  const real = process.env.SET === 'real' ? realSpeechSet(process.env.HALF) : null;
+  const termWords = wordRange('TERM_WORDS');
+  if (termWords && process.env.SET !== 'real') throw new Error('TERM_WORDS lists the real-speech set\'s terms: it needs SET=real');
+  const real = process.env.SET === 'real' ? realSpeechSet(process.env.HALF, termWords) : null;
   const { dir, clips } = real ?? generateBiasSet();
   const voices = process.env.VOICES?.split(',');
   const conditions = (process.env.CONDITIONS ?? 'off,S0.45,S1').split(',');
@@ -99,8 +91,7 @@ it('phrase biasing: recall, WER, false insertions', async () => {
   );
   const setPhrases = real ? real.phrases : [...new Set(clips.flatMap((c) => c.bias_phrases ?? []))];
   const fill = Number(process.env.LIST ?? 250) - setPhrases.length;
-  const long = real ? termWords() : null;
-  const phrases = [...setPhrases, ...(long ? madeUpLongPhrases(fill, long) : madeUpPhrases(fill))];
+  const phrases = [...setPhrases, ...(termWords ? madeUpLongPhrases(fill, termWords) : madeUpPhrases(fill))];
   const held = new Set(clips.map((c) => c.eval_path));
   const unrelated: Clip[] = process.env.EN !== '0' ? unrelatedRecordings(only).filter((c) => !held.has(join('..', 'eval', c.eval_path))) : [];
   const modelName = (process.env.MODEL ?? 'whisper-tiny') as ModelName;

@@ -20,7 +20,7 @@ import { DEFAULT_BIAS_STRENGTH, defaultDecoding, type Decoding, type ModelName }
 import { decodeWindow } from '../../engine/decoding/fallback';
 import { BEAMS } from '../../engine/decoding/steering';
 import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
-import { madeUpLongPhrases, madeUpPhrases } from './phrase-list';
+import { madeUpLongPhrases, madeUpPhrases, wordRange } from './phrase-list';
 
 it('decoding cost with 10,000 phrases', async () => {
   const modelName = process.env.MODEL ?? 'whisper-tiny';
@@ -29,9 +29,8 @@ it('decoding cost with 10,000 phrases', async () => {
   const beams = BEAMS[(process.env.DECODING as Decoding | undefined) ?? defaultDecoding(modelName as ModelName)];
   const biased = (encoded: Parameters<typeof decodeWithPhrases>[1], opts: Parameters<typeof decodeWithPhrases>[2], first: Parameters<typeof decodeWithPhrases>[3], phrases: string[]) =>
     decodeWithPhrases(model, encoded, opts, first, phrases, plan);
-  const words = process.env.WORDS ? process.env.WORDS.split('-').map(Number) : undefined;
-  if (words && !(words.length === 2 && words.every((n) => Number.isInteger(n) && n >= 1) && words[0]! <= words[1]!)) throw new Error(`WORDS must be least-most, not ${process.env.WORDS}`);
-  const many = ['ComfyUI', ...(words ? madeUpLongPhrases(9_999, words as [number, number]) : madeUpPhrases(9_999))];
+  const words = wordRange('WORDS');
+  const many = ['ComfyUI', ...(words ? madeUpLongPhrases(9_999, words) : madeUpPhrases(9_999))];
   const draws = Number(process.env.DRAWS ?? 1);
   if (!(Number.isInteger(draws) && draws >= 1 && draws <= 3)) throw new Error(`DRAWS must be 1, 2 or 3, not ${process.env.DRAWS}`);
   const drawNames = Array.from({ length: draws }, (_, d) => (d === 0 ? '250 phrases' : `250 phrases, draw ${d + 1}`));
