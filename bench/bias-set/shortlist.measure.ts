@@ -2,22 +2,19 @@
  * Cost of the phrase shortlist (shortlist.ts rankPhrases) as a list grows from 250 to 10,000 phrases and
  * its phrases from names to titles, with no model: windows of about 80 words (30 s of speech) cut from the
  * references of ../shared/dev/en, every word taken as unsure (the most the shortlist reads).
- * Phrases are the bench's made-up names, run together into phrases of 1, 1-2, 3-6 and 8-14 words. Also how
- * often a list offers a candidate by chance: stretches of 20 words (an unsure stretch of a meeting window is
- * 7-20) with at least one phrase `CANDIDATE_MIN_SIM` alike, none of the phrases being spoken there.
+ * Phrases are the bench's made-up names, run together into phrases of 1, 1-2, 3-6 and 8-14 words. How often a
+ * list offers a candidate by chance is chance.measure.ts.
  * Env: WINDOWS (default 20). `npx vitest run -c bench/bias-set/vitest.config.ts bench/bias-set/shortlist.measure.ts`
  */
 import { it } from 'vitest';
 import { DEV_DIR } from '../../config/paths';
 import { loadClips } from '../lib/manifest';
-import { rankPhrases, soundKey, soundMatch } from '../../engine/biasing/phrases/shortlist';
+import { heardText, rankPhrases } from '../../engine/biasing/phrases/shortlist';
 import { MAX_PROMPT_PHRASES } from '../../engine/biasing/phrases/prompt';
-import { CANDIDATE_MIN_SIM } from '../../engine/biasing/phrases/phrase-pass';
+import { candidateMinSim } from '../../engine/biasing/phrases/phrase-pass';
 import { madeUpLongPhrases } from './phrase-list';
 
 const WINDOW_WORDS = 80;
-const STRETCH_WORDS = 20;
-const STRETCHES = 80;
 const SHAPES: Record<string, [number, number]> = { 'names (1 word)': [1, 1], 'names (1-2 words)': [1, 2], 'products (3-6 words)': [3, 6], 'titles (8-14 words)': [8, 14] };
 
 const devWords = () => loadClips(DEV_DIR, ['en']).flatMap((c) => (c.text ?? '').split(/\s+/).filter(Boolean));
@@ -30,9 +27,9 @@ it('shortlist cost, 250 against 10,000 phrases', () => {
   for (const [name, shape] of Object.entries(SHAPES)) {
     const ms: number[] = [];
     for (const list of [madeUpLongPhrases(250, shape), madeUpLongPhrases(10_000, shape)]) {
-      rankPhrases('warm up', list, CANDIDATE_MIN_SIM, MAX_PROMPT_PHRASES); // keys the list once, as a worker does
+      rankPhrases(heardText('warm up'), list, candidateMinSim(list.length), MAX_PROMPT_PHRASES); // keys the list once, as a worker does
       const start = performance.now();
-      for (const text of windows) rankPhrases(text, list, CANDIDATE_MIN_SIM, MAX_PROMPT_PHRASES);
+      for (const text of windows) rankPhrases(heardText(text), list, candidateMinSim(list.length), MAX_PROMPT_PHRASES);
       ms.push((performance.now() - start) / windows.length);
     }
     lines.push(`${name} | ${ms[0]!.toFixed(1)} | ${ms[1]!.toFixed(1)} | ${(ms[1]! / ms[0]!).toFixed(1)}x`);
@@ -40,22 +37,3 @@ it('shortlist cost, 250 against 10,000 phrases', () => {
   console.log(lines.join('\n'));
 });
 
-it('candidates by chance, 250 against 10,000 phrases', () => {
-  const words = devWords();
-  const stretches = Array.from({ length: Math.min(STRETCHES, Math.floor(words.length / STRETCH_WORDS)) }, (_, w) => words.slice(w * STRETCH_WORDS, (w + 1) * STRETCH_WORDS).join(' '));
-  const lines = [
-    `${stretches.length} stretches of ${STRETCH_WORDS} words: stretches with a candidate (candidates per stretch; the most alike phrase's similarity, 10th percentile / median / 90th / most, over the stretches)`,
-    'phrases | 250 | 10,000',
-  ];
-  for (const [name, shape] of Object.entries(SHAPES)) {
-    const cells = [250, 10_000].map((size) => {
-      const list = madeUpLongPhrases(size, shape);
-      const found = stretches.map((text) => rankPhrases(text, list, CANDIDATE_MIN_SIM, MAX_PROMPT_PHRASES).length);
-      const best = stretches.map((text) => soundMatch(rankPhrases(text, list, 0, 1)[0]!, text.split(/\s+/).map(soundKey)).sim).sort((a, b) => a - b);
-      const at = (q: number) => best[Math.min(best.length - 1, Math.floor(q * best.length))]!.toFixed(2);
-      return `${found.filter((n) => n > 0).length}/${stretches.length} (${(found.reduce((a, b) => a + b, 0) / stretches.length).toFixed(1)}; ${at(0.1)} / ${at(0.5)} / ${at(0.9)} / ${best.at(-1)!.toFixed(2)})`;
-    });
-    lines.push(`${name} | ${cells.join(' | ')}`);
-  }
-  console.log(lines.join('\n'));
-});

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { passWords, sameSoundPhrases, splicePhrase, tokenWords, unsureStretches } from '../../engine/biasing/phrases/splice';
+import { passWords, sameSoundPhrases, splicePhrase, tokenWords } from '../../engine/biasing/phrases/splice';
 import { WhisperVocabulary } from '../../engine/whisper/tokenizer';
 
 describe('splicing a phrase into a pass (real whisper-tiny tokenizer)', () => {
@@ -42,19 +42,6 @@ describe('splicing a phrase into a pass (real whisper-tiny tokenizer)', () => {
     expect(splicePhrase(vocab, passWords(vocab, pass('')), 'Xarelto', 0)).toBeNull();
   });
 
-  it('gives the stretches around the words the pass was unsure of, with a gap between them', () => {
-    const tokens = pass(' We deploy the service with Terraform on Hasner today and then we rest.');
-    const unsureAt = (word: string) => {
-      const w = tokenWords(vocab, tokens).find((x) => x.text.trim() === word)!;
-      for (let i = w.start; i < w.end; i++) tokens[i]!.logprob = -1.5;
-    };
-    expect(unsureStretches(passWords(vocab, tokens), -0.5)).toBe('');
-    unsureAt('Hasner');
-    expect(unsureStretches(passWords(vocab, tokens), -0.5)).toBe('on Hasner today |');
-    unsureAt('We');
-    expect(unsureStretches(passWords(vocab, tokens), -0.5)).toBe('We deploy | on Hasner today |');
-  });
-
   it('counts a name pieced from several tokens as sure as the whole name, other words as their tokens on average', () => {
     const tokens = pass(' The login page talks to Superbus through a small proxy. Superbus prudently replied.', -0.05);
     const words = tokenWords(vocab, tokens);
@@ -68,7 +55,7 @@ describe('splicing a phrase into a pass (real whisper-tiny tokenizer)', () => {
     // the same name opening a sentence, and a lower-case word, may be ordinary words
     expect(sureness[opening!]).toBeCloseTo(-0.35);
     expect(sureness[ordinary]).toBeCloseTo(-0.35);
-    expect(unsureStretches(passWords(vocab, tokens), -0.6)).toBe('to Superbus through |');
+    expect(words.flatMap((w, i) => (sureness[i]! < -0.6 ? [w.text.trim()] : []))).toEqual(['Superbus']);
     // a run with the name in it: its other tokens as before, the name as one
     const run = splicePhrase(vocab, passWords(vocab, tokens), 'Supabase', 0.4)!;
     expect(run.replaced).toBe('Superbus');

@@ -2,12 +2,13 @@ import { isSilence, type DecodeOptions } from '../../decoding/fallback';
 import type { EncodedWindow, WhisperModel } from '../../whisper/model';
 import { decodeLoop, passDraft, passProcessors, passStops, repeatsTail, rewrittenPass, type Generation } from '../../whisper/generate';
 import { PARAM_LIMITS } from '../../../src/api/params';
+import { PHRASES_PER_MODEL_MAX } from '../../../src/store/custom-model-rules';
 import { DEFAULT_BIAS_STRENGTH } from '../../protocol';
 import { biasProcessor } from './processor';
 import { MAX_PROMPT_PHRASES, phrasePrompt } from './prompt';
 import { hunks, nearPlaces, normalized, occurrences, phrasesGained, withHunks, type Hunk, type NearPlaces, type ScoredIds } from './hunks';
 import { rankPhrases } from './shortlist';
-import { passWords, sameSoundPhrases, splicePhrase, unsureStretches, type PassWords } from './splice';
+import { passWords, sameSoundPhrases, splicePhrase, type PassWords } from './splice';
 
 /**
  * Log-probability (scored without the phrase prompt) a transcription may lose per listed phrase it
@@ -28,10 +29,23 @@ const SPLICE_CREDIT_SHARE = 2 / 3;
 export const UNSURE = -0.6;
 
 /**
- * How alike (soundMatch) unsure words must sound to a phrase for it to be a candidate. Flite set: names
- * were proposed over look-alikes ≥ 0.43, the one proposed into unrelated speech over 0.33.
+ * How alike (soundMatch) a run of words holding an unsure one must sound to a phrase of a 250-phrase list
+ * for it to be a candidate. Flite set: names were proposed over look-alikes ≥ 0.43, the one proposed into
+ * unrelated speech over 0.33.
  */
-export const CANDIDATE_MIN_SIM = 0.4;
+const CANDIDATE_MIN_SIM = 0.4;
+
+/**
+ * The same for a custom model at its limit: a longer list sounds like more by chance. Unbiased passes of
+ * dev/en and dev/diar, 10,000 made-up phrases of 3-6 words: from 0.46 no more windows have a candidate
+ * than of 250 at 0.4 (tiny 2 against 4 of 56, base 3 against 5 of 65; chance.measure.ts).
+ */
+const CANDIDATE_MIN_SIM_AT_LIMIT = 0.46;
+
+/** A candidate's least similarity for a list of `count` phrases: rising with ln(count / 250), as the credit falls. */
+export function candidateMinSim(count: number): number {
+  return CANDIDATE_MIN_SIM + ((CANDIDATE_MIN_SIM_AT_LIMIT - CANDIDATE_MIN_SIM) * listSurcharge(count)) / listSurcharge(PHRASES_PER_MODEL_MAX);
+}
 
 /** Splices scored per window, the most alike first: each is a teacher-forced decoder run. */
 const SPLICES_SCORED = 3;
@@ -78,8 +92,8 @@ export interface PhraseComparison {
 
 /**
  * Phrase biasing as a second look at a window decoded without it (`first`):
- * 1. candidates: the phrases that sound most like the words the pass was unsure of, or like words it
- *    split a listed name into ("play right");
+ * 1. candidates: the phrases that sound most like a run of words holding one the pass was unsure of
+ *    (candidateMinSim alike at least), or like words it split a listed name into ("play right");
  * 2. tries: one proposal decodes the window again with the candidates as prompt and a trie boosting
  *    tokens that extend one; splices write each candidate over its look-alike words;
  * 3. a screen scores, in one decoder run, the places where tries gain a phrase, and drops tries with
@@ -100,12 +114,13 @@ export async function decodeWithPhrases(
   if (phrases.length === 0 || isSilence(first)) return first;
   const vocab = model.vocab;
   const words = passWords(vocab, first.tokens);
-  const unsure = unsureStretches(words, UNSURE);
+  const unsure = words.sureness.map((s) => s < UNSURE);
   const sameSound = sameSoundPhrases(vocab, words, phrases);
-  const ranked = unsure ? rankPhrases(unsure, phrases, CANDIDATE_MIN_SIM, MAX_PROMPT_PHRASES) : [];
+  const minSim = candidateMinSim(phrases.length);
+  const ranked = unsure.includes(true) ? rankPhrases({ keys: words.keys, unsure }, phrases, minSim, MAX_PROMPT_PHRASES) : [];
   const candidates = phrasePrompt(vocab, [...new Set([...sameSound, ...ranked])]).phrases;
   if (candidates.length === 0) return first;
-  const tries = [...(await proposal(model, encoded, opts, first, words, candidates, sameSound.length > 0, plan)), ...splices(model, words, candidates, sameSound)];
+  const tries = [...(await proposal(model, encoded, opts, first, words, candidates, sameSound.length > 0, plan)), ...splices(model, words, candidates, sameSound, minSim)];
   const firstText = textOf(vocab, first.tokens);
   const held = phrases.filter((p) => occurrences(firstText, p) > 0);
   const frame = { language: opts.language, ...(opts.promptIds ? { promptIds: opts.promptIds } : {}) };
@@ -251,10 +266,10 @@ function timestampsInOrder(vocab: WhisperModel['vocab'], tokens: readonly number
 }
 
 /** Each candidate written over the unsure (or same-sounding) words most like it, the SPLICES_SCORED most alike. */
-function splices(model: WhisperModel, words: PassWords, candidates: readonly string[], sameSound: readonly string[]): Candidate[] {
+function splices(model: WhisperModel, words: PassWords, candidates: readonly string[], sameSound: readonly string[], minSim: number): Candidate[] {
   return candidates
     .flatMap((phrase) => {
-      const splice = splicePhrase(model.vocab, words, phrase, CANDIDATE_MIN_SIM);
+      const splice = splicePhrase(model.vocab, words, phrase, minSim);
       return splice && (splice.replacedLogprob < UNSURE || sameSound.includes(phrase)) ? [splice] : [];
     })
     .sort((a, b) => b.match.sim - a.match.sim)

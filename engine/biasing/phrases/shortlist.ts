@@ -59,12 +59,12 @@ export interface SoundMatch {
 }
 
 /**
- * The run of `wordKeys` (soundKey of each word) that sounds most like `phrase`, of up to its span in words
- * (a pass splits rare names: "Siobhan Nguyen" → "Shabon NGU IDN"); the first of equally alike runs wins.
+ * The run of `heard` words that sounds most like `phrase`, of up to its span in words (a pass splits rare
+ * names: "Siobhan Nguyen" → "Shabon NGU IDN"); the first of equally alike runs wins.
  */
-export function soundMatch(phrase: string, wordKeys: readonly string[]): SoundMatch {
+export function soundMatch(phrase: string, heard: HeardWords): SoundMatch {
   const p = keyedPhrase(phrase);
-  return bestRun(p, wordRuns(wordKeys, span(p), reach(p)));
+  return bestRun(p, wordRuns(heard, span(p), reach(p)));
 }
 
 /**
@@ -81,23 +81,44 @@ const span = (p: KeyedPhrase) => p.words + SPAN_EXTRA_WORDS;
 /** The longest run of words a phrase is matched against, in letters of sound key. */
 const reach = (p: KeyedPhrase) => p.key.length * REACH_PER_LETTER + REACH_LETTERS;
 
-/** The runs of words from one start: their keys run together, and where each run's key ends in it (run k: k + 1 words). */
+/**
+ * The runs of words from one start: their keys run together, where each run's key ends in it (run k: k + 1
+ * words), and the first run that holds a word to match at (shorter ones are not matched).
+ */
 interface RunsFrom {
   key: string;
   ends: number[];
+  from: number;
 }
 
-/** From each word, the runs of up to `maxWords` words and `maxLength` letters; a word without letters ("|") ends runs. */
-function wordRuns(words: readonly string[], maxWords: number, maxLength: number): RunsFrom[] {
-  return words.map((_, i) => {
+/**
+ * A pass's words as the shortlist hears them: each word's soundKey, and which words a matched run must hold
+ * (the unsure ones: a phrase the pass missed was heard as some of them and maybe the words around them).
+ */
+export interface HeardWords {
+  keys: readonly string[];
+  unsure: readonly boolean[];
+}
+
+/** Words (their soundKeys) any run of which may be matched. */
+export const everyRun = (keys: readonly string[]): HeardWords => ({ keys, unsure: keys.map(() => true) });
+
+/** A text's words, any run of which may be matched (for measures and tests). */
+export const heardText = (text: string): HeardWords => everyRun(text.split(/\s+/).map(soundKey));
+
+/** From each word, the runs of up to `maxWords` words and `maxLength` letters; a word without letters ends runs. */
+function wordRuns({ keys, unsure }: HeardWords, maxWords: number, maxLength: number): RunsFrom[] {
+  const nextUnsure: number[] = [];
+  for (let i = keys.length - 1, next = keys.length; i >= 0; i--) nextUnsure[i] = next = unsure[i] ? i : next;
+  return keys.map((_, i) => {
     let key = '';
     const ends: number[] = [];
-    for (let j = i; j < words.length && words[j]; j++) {
-      key += words[j];
+    for (let j = i; j < keys.length && keys[j]; j++) {
+      key += keys[j];
       if (j - i + 1 > maxWords || key.length > maxLength) break;
       ends.push(key.length);
     }
-    return { key, ends };
+    return { key, ends, from: nextUnsure[i]! - i };
   });
 }
 
@@ -112,12 +133,12 @@ function bestRun(p: KeyedPhrase, runs: readonly RunsFrom[], floor = 0): SoundMat
   const bound = (length: number) => 1 - Math.abs(own - length) / Math.max(own, length);
   const distances = prefixDistances(p.key);
   for (let start = 0; start < runs.length; start++) {
-    const { key, ends } = runs[start]!;
+    const { key, ends, from } = runs[start]!;
     let last = -1;
-    for (let k = 0; k < Math.min(ends.length, most) && ends[k]! <= longest; k++) if (bound(ends[k]!) >= Math.max(floor, best.sim)) last = k;
+    for (let k = from; k < Math.min(ends.length, most) && ends[k]! <= longest; k++) if (bound(ends[k]!) >= Math.max(floor, best.sim)) last = k;
     if (last < 0) continue;
     const d = distances(key, ends[last]!);
-    for (let k = 0; k <= last; k++) {
+    for (let k = from; k <= last; k++) {
       const length = ends[k]!;
       const sim = 1 - d[length - 1]! / Math.max(own, length);
       if (bound(length) >= floor && sim > best.sim) Object.assign(best, { sim, start, end: start + k + 1 });
@@ -127,13 +148,13 @@ function bestRun(p: KeyedPhrase, runs: readonly RunsFrom[], floor = 0): SoundMat
 }
 
 /**
- * The first `limit` phrases by how much they sound like something in `text` (a pass, or its stretches
- * with "|" between), best first, ties in list order; those less alike than `minSim` left out.
+ * The first `limit` phrases by how much they sound like a run of `heard` words that holds an unsure one,
+ * best first, ties in list order; those less alike than `minSim` left out.
  */
-export function rankPhrases(text: string, phrases: readonly string[], minSim = 0, limit = Infinity): string[] {
+export function rankPhrases(heard: HeardWords, phrases: readonly string[], minSim = 0, limit = Infinity): string[] {
   const list = keyed(phrases).phrases;
   const runs = wordRuns(
-    text.split(/\s+/).map(soundKey),
+    heard,
     list.reduce((most, p) => Math.max(most, span(p)), 0),
     list.reduce((most, p) => Math.max(most, reach(p)), 0),
   );

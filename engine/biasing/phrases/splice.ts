@@ -1,6 +1,6 @@
 import type { GeneratedToken } from '../../whisper/generate';
 import { passWordPlaces } from '../../postprocess/words';
-import { keyed, soundKey, soundMatch, type SoundMatch } from './shortlist';
+import { everyRun, keyed, soundKey, soundMatch, type SoundMatch } from './shortlist';
 import type { BiasVocabulary } from './trie';
 
 export interface SpliceVocabulary extends BiasVocabulary {
@@ -77,7 +77,7 @@ export interface Splice {
  */
 export function splicePhrase(vocab: SpliceVocabulary, pass: PassWords, phrase: string, minSim: number): Splice | null {
   const { tokens, words } = pass;
-  const match = soundMatch(phrase, pass.keys);
+  const match = soundMatch(phrase, everyRun(pass.keys));
   if (match.sim < minSim || match.end === 0) return null;
   const start = words[match.start]!.start;
   const end = words[match.end - 1]!.end;
@@ -88,24 +88,6 @@ export function splicePhrase(vocab: SpliceVocabulary, pass: PassWords, phrase: s
     replaced: vocab.decode(tokens.slice(start, end).map((t) => t.id)).trim(),
     replacedLogprob: runLogprob(pass, match.start, match.end),
   };
-}
-
-/**
- * The stretches of a pass around its unsure words (runLogprob below `unsure`), a word either side, "|"
- * between them (rankPhrases reads it); "" when it was sure of every word.
- */
-export function unsureStretches(pass: PassWords, unsure: number): string {
-  const { words } = pass;
-  const keep = new Set<number>();
-  words.forEach((_, i) => {
-    if (pass.sureness[i]! < unsure) for (const k of [i - 1, i, i + 1]) if (k >= 0 && k < words.length) keep.add(k);
-  });
-  let text = '';
-  words.forEach((w, i) => {
-    if (keep.has(i)) text += ` ${w.text.trim()}`;
-    else if (keep.has(i - 1)) text += ' |';
-  });
-  return text.trim();
 }
 
 /**
