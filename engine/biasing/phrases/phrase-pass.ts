@@ -7,7 +7,7 @@ import { DEFAULT_BIAS_STRENGTH } from '../../protocol';
 import { biasProcessor } from './processor';
 import { MAX_PROMPT_PHRASES, phrasePrompt } from './prompt';
 import { hunks, nearPlaces, normalized, occurrences, phrasesGained, withHunks, type Hunk, type NearPlaces, type ScoredIds } from './hunks';
-import { rankPhrases } from './shortlist';
+import { rankPhrases, type HeardWords } from './shortlist';
 import { passWords, sameSoundPhrases, splicePhrase, type PassWords } from './splice';
 
 /**
@@ -27,6 +27,9 @@ const SPLICE_CREDIT_SHARE = 2 / 3;
  * listed name into words, may a phrase be missing. Flite set: misheard names −0.67 to −2.0, others > −0.3.
  */
 export const UNSURE = -0.6;
+
+/** What the shortlist matches in a pass: its words, the unsure ones to be held by a matched run. */
+export const heardPass = (pass: PassWords): HeardWords => ({ keys: pass.keys, unsure: pass.sureness.map((s) => s < UNSURE) });
 
 /**
  * How alike (soundMatch) a run of words holding an unsure one must sound to a phrase of a 250-phrase list
@@ -114,10 +117,10 @@ export async function decodeWithPhrases(
   if (phrases.length === 0 || isSilence(first)) return first;
   const vocab = model.vocab;
   const words = passWords(vocab, first.tokens);
-  const unsure = words.sureness.map((s) => s < UNSURE);
+  const heard = heardPass(words);
   const sameSound = sameSoundPhrases(vocab, words, phrases);
   const minSim = candidateMinSim(phrases.length);
-  const ranked = unsure.includes(true) ? rankPhrases({ keys: words.keys, unsure }, phrases, minSim, MAX_PROMPT_PHRASES) : [];
+  const ranked = heard.unsure.includes(true) ? rankPhrases(heard, phrases, minSim, MAX_PROMPT_PHRASES) : [];
   const candidates = phrasePrompt(vocab, [...new Set([...sameSound, ...ranked])]).phrases;
   if (candidates.length === 0) return first;
   const tries = [...(await proposal(model, encoded, opts, first, words, candidates, sameSound.length > 0, plan)), ...splices(model, words, candidates, sameSound, minSim)];
