@@ -1,7 +1,7 @@
 /**
  * How often a phrase list offers a candidate by chance: the unbiased passes of ../shared/dev's English
  * recordings and meeting windows (the first 30 s of each; no listed phrase is spoken there), the words the
- * pass was unsure of as the phrase pass reads them (heardPass), against the bench's made-up names and names run
+ * pass was unsure of as the phrase pass reads them (passWords), against the bench's made-up names and names run
  * together into products of 3-6 words, 250 and 10,000 of each. Per list: windows with a candidate at its
  * list's floor (candidateMinSim) and at other floors, and the most alike phrase per window (10th percentile /
  * median / 90th / most). What `CANDIDATE_MIN_SIM_AT_LIMIT` was chosen on: the least floor at which 10,000
@@ -17,7 +17,7 @@ import { BEAMS } from '../../engine/decoding/steering';
 import { defaultDecoding, type ModelName } from '../../engine/protocol';
 import { passWords } from '../../engine/biasing/phrases/splice';
 import { rankPhrases, soundMatch, type HeardWords } from '../../engine/biasing/phrases/shortlist';
-import { candidateMinSim, heardPass } from '../../engine/biasing/phrases/phrase-pass';
+import { candidateMinSim } from '../../engine/biasing/phrases/phrase-pass';
 import { loadClips } from '../lib/manifest';
 import { encodeClip, loadNodeWhisper, readAudio } from './node-model';
 import { madeUpLongPhrases } from './phrase-list';
@@ -35,7 +35,7 @@ it('candidates by chance in unbiased passes, 250 against 10,000 phrases', async 
     const { encoded, seconds } = await encodeClip(model, readAudio(join(DEV_DIR, clip.folder, clip.file)));
     const first = await decodeWindow(model, encoded, { language: 'en', wantAttention: false, audioSeconds: seconds, beams });
     encoded.hidden.dispose();
-    const pass = heardPass(passWords(model.vocab, first.tokens));
+    const pass = passWords(model.vocab, first.tokens);
     if (pass.unsure.includes(true)) heard.push(pass);
   }
   const lines = [

@@ -7,8 +7,8 @@ import { DEFAULT_BIAS_STRENGTH } from '../../protocol';
 import { biasProcessor } from './processor';
 import { MAX_PROMPT_PHRASES, phrasePrompt } from './prompt';
 import { hunks, nearPlaces, normalized, occurrences, phrasesGained, withHunks, type Hunk, type NearPlaces, type ScoredIds } from './hunks';
-import { rankPhrases, type HeardWords } from './shortlist';
-import { passWords, sameSoundPhrases, splicePhrase, type PassWords } from './splice';
+import { rankPhrases } from './shortlist';
+import { passWords, sameSoundPhrases, splicePhrase, UNSURE, type PassWords } from './splice';
 
 /**
  * Log-probability (scored without the phrase prompt) a transcription may lose per listed phrase it
@@ -21,15 +21,6 @@ export const PHRASE_CREDIT = 24;
  * ≤ 14.5, listed names spliced over other words ≥ 17.4.
  */
 const SPLICE_CREDIT_SHARE = 2 / 3;
-
-/**
- * A word written below this log-probability (runLogprob) is unsure: only there, or where the pass split a
- * listed name into words, may a phrase be missing. Flite set: misheard names −0.67 to −2.0, others > −0.3.
- */
-export const UNSURE = -0.6;
-
-/** What the shortlist matches in a pass: its words, the unsure ones to be held by a matched run. */
-export const heardPass = (pass: PassWords): HeardWords => ({ keys: pass.keys, unsure: pass.sureness.map((s) => s < UNSURE) });
 
 /**
  * How alike (soundMatch) a run of words holding an unsure one must sound to a phrase of a 250-phrase list
@@ -117,10 +108,9 @@ export async function decodeWithPhrases(
   if (phrases.length === 0 || isSilence(first)) return first;
   const vocab = model.vocab;
   const words = passWords(vocab, first.tokens);
-  const heard = heardPass(words);
   const sameSound = sameSoundPhrases(vocab, words, phrases);
   const minSim = candidateMinSim(phrases.length);
-  const ranked = heard.unsure.includes(true) ? rankPhrases(heard, phrases, minSim, MAX_PROMPT_PHRASES) : [];
+  const ranked = words.unsure.includes(true) ? rankPhrases(words, phrases, minSim, MAX_PROMPT_PHRASES) : [];
   const candidates = phrasePrompt(vocab, [...new Set([...sameSound, ...ranked])]).phrases;
   if (candidates.length === 0) return first;
   const tries = [...(await proposal(model, encoded, opts, first, words, candidates, sameSound.length > 0, plan)), ...splices(model, words, candidates, sameSound, minSim)];
@@ -258,7 +248,7 @@ function scoringGroups<T extends { near: NearPlaces }>(tries: readonly T[]): T[]
 
 /** Token index of the start of the word before the pass's first unsure word (0 if that is the first word). */
 function forcedUntil(pass: PassWords): number {
-  const first = pass.sureness.findIndex((s) => s < UNSURE);
+  const first = pass.unsure.indexOf(true);
   return first > 0 ? pass.words[first - 1]!.start : 0;
 }
 
@@ -307,7 +297,7 @@ export function settledProposal(
   sameSound: boolean,
 ): ((textIds: readonly number[]) => boolean) | undefined {
   if (sameSound) return undefined;
-  const last = pass.sureness.reduce((at, s, i) => (s < UNSURE ? i : at), -1);
+  const last = pass.unsure.lastIndexOf(true);
   const until = pass.words[Math.min(last + 1, pass.words.length - 1)]?.end ?? 0;
   const firstText = textIds(vocab, first.tokens);
   const settled = firstText.slice(0, first.tokens.slice(0, until).filter((t) => vocab.isText(t.id)).length + 1);

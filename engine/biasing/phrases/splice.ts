@@ -1,6 +1,6 @@
 import type { GeneratedToken } from '../../whisper/generate';
 import { passWordPlaces } from '../../postprocess/words';
-import { everyRun, keyed, soundKey, soundMatch, type SoundMatch } from './shortlist';
+import { everyRun, keyed, soundKey, soundMatch, type HeardWords, type SoundMatch } from './shortlist';
 import type { BiasVocabulary } from './trie';
 
 export interface SpliceVocabulary extends BiasVocabulary {
@@ -21,8 +21,14 @@ export function tokenWords(vocab: SpliceVocabulary, tokens: readonly GeneratedTo
     .map(({ core }) => ({ start: core[0]!, end: core[core.length - 1]! + 1, text: vocab.decode(core.map((i) => tokens[i]!.id)) }));
 }
 
-/** A decoded pass's words, found once for all the phrases tried against it. */
-export interface PassWords {
+/**
+ * A word written below this log-probability (runLogprob) is unsure: only there, or where the pass split a
+ * listed name into words, may a phrase be missing. Flite set: misheard names −0.67 to −2.0, others > −0.3.
+ */
+export const UNSURE = -0.6;
+
+/** A decoded pass's words, found once for all the phrases tried against it; as the shortlist hears them, too. */
+export interface PassWords extends HeardWords {
   tokens: readonly GeneratedToken[];
   words: TokenWord[];
   /** Per word, whether it is a name the model pieced together (piecedName). */
@@ -31,6 +37,8 @@ export interface PassWords {
   sureness: number[];
   /** soundKey of each word. */
   keys: string[];
+  /** Per word, whether it is below UNSURE: a matched run must hold one. */
+  unsure: boolean[];
 }
 
 export function passWords(vocab: SpliceVocabulary, tokens: readonly GeneratedToken[]): PassWords {
@@ -38,7 +46,7 @@ export function passWords(vocab: SpliceVocabulary, tokens: readonly GeneratedTok
   const keys = words.map((w) => soundKey(w.text));
   const names = words.map((w) => piecedName(vocab, tokens, w));
   const sureness = words.map((_, i) => runLogprob({ tokens, words, names }, i, i + 1));
-  return { tokens, words, names, sureness, keys };
+  return { tokens, words, names, sureness, keys, unsure: sureness.map((s) => s < UNSURE) };
 }
 
 /**
