@@ -18,6 +18,8 @@ describe('splicing a phrase into a pass (real whisper-tiny tokenizer)', () => {
     expect(words.map((w) => w.text.trim())).toEqual(['We', 'deploy', 'it', 'on', 'Hasner']);
     const last = words[words.length - 1]!;
     expect(vocab.decode(pass(' We deploy it on Hasner.').slice(last.start, last.end).map((t) => t.id))).toBe(' Hasner');
+    // a hyphenated word is its parts: a pass hyphenates what it heard in pieces
+    expect(tokenWords(vocab, pass(' peppered flour-fat and sauce.')).map((w) => w.text.trim())).toEqual(['peppered', 'flour', 'fat', 'and', 'sauce']);
   });
 
   it('writes the phrase over the run of words that sounds most like it, keeping timestamps and punctuation', () => {

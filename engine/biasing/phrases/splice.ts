@@ -14,11 +14,23 @@ interface TokenWord {
   text: string;
 }
 
-/** The words of a pass as words.ts groups them for the transcript, located in the pass's own tokens. */
+/**
+ * The words of a pass as words.ts groups them for the transcript, located in the pass's own tokens, split
+ * where punctuation joins parts ("flour-fat", "ZRL-to-FTER"): a pass hyphenates what it heard in pieces.
+ */
 export function tokenWords(vocab: SpliceVocabulary, tokens: readonly GeneratedToken[]): TokenWord[] {
+  const parts = (core: readonly number[]) => {
+    const runs: number[][] = [];
+    for (const i of core) {
+      const run = runs[runs.length - 1];
+      if (run && run[run.length - 1] === i - 1) run.push(i);
+      else runs.push([i]);
+    }
+    return runs;
+  };
   return passWordPlaces(tokens, vocab)
-    .filter((w) => w.core.length > 0)
-    .map(({ core }) => ({ start: core[0]!, end: core[core.length - 1]! + 1, text: vocab.decode(core.map((i) => tokens[i]!.id)) }));
+    .flatMap((w) => parts(w.core))
+    .map((run) => ({ start: run[0]!, end: run[run.length - 1]! + 1, text: vocab.decode(run.map((i) => tokens[i]!.id)) }));
 }
 
 /**
@@ -108,9 +120,11 @@ export function sameSoundPhrases(vocab: SpliceVocabulary, pass: PassWords, phras
   const { tokens, words, keys } = pass;
   const found = new Set<string>();
   for (let i = 0; i < words.length; i++) {
-    let run = '';
+    let text = '';
     for (let j = i; j < words.length && keys[j]; j++) {
-      run += keys[j];
+      // keyed whole, as a phrase is: a letter doubled across parts is one ("K-R-Z-Y-S-Z-T-O-F")
+      text += words[j]!.text;
+      const run = soundKey(text);
       if (run.length > longest) break;
       for (const phrase of byKey.get(run) ?? []) {
         // as written, punctuation inside included ("K-R-Z-Y-S-Z-T-O-F" is a word "KRZYSZTOF")
