@@ -127,7 +127,7 @@ export function sameSoundPhrases(vocab: SpliceVocabulary, pass: PassWords, phras
       const run = soundKey(text);
       if (run.length > longest) break;
       for (const phrase of byKey.get(run) ?? []) {
-        // as written, punctuation inside included ("K-R-Z-Y-S-Z-T-O-F" is a word "KRZYSZTOF")
+        // words counted as written ("K-R-Z-Y-S-Z-T-O-F": nine for the phrase's one)
         const written = vocab.decode(tokens.slice(words[i]!.start, words[j]!.end).map((t) => t.id));
         if (wordCount(written) > wordCount(phrase) || misspeltName(pass, i, j, written, phrase)) found.add(phrase);
       }
